@@ -1,0 +1,66 @@
+// spark-lance build: one connector module plus an aggregate root.
+//
+// Spark, Scala, Arrow, Hadoop, RoaringBitmap, zstd-jni and lz4-java are provided by
+// Spark at run time; protobuf-java is shaded into the connector jar under
+// io.sparklance.shaded so that it never clashes with a user's protobuf.
+
+val sparkVersion = "4.2.0"
+val protobufVersion = "4.36.2" // must equal the protoc version used by sbt-protoc
+
+ThisBuild / organization := "io.sparklance"
+ThisBuild / version := "0.1.0-SNAPSHOT"
+ThisBuild / scalaVersion := "2.13.18" // must equal the scala-library that pyspark bundles
+ThisBuild / scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:-unused,_", "-release", "17")
+ThisBuild / javacOptions ++= Seq("--release", "17")
+
+// Spark's launcher adds these for spark-submit and pyspark; forked test JVMs need them too
+// (Kryo, broadcast and Arrow's nioBuffer() fail without them on JDK 17).
+val sparkJavaModuleOptions = Seq(
+  "-XX:+IgnoreUnrecognizedVMOptions",
+  "--add-modules=jdk.incubator.vector",
+  "-Dio.netty.tryReflectionSetAccessible=true",
+  "--add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED"
+) ++ Seq(
+  "java.lang", "java.lang.invoke", "java.lang.reflect", "java.io", "java.net", "java.nio",
+  "java.util", "java.util.concurrent", "java.util.concurrent.atomic", "jdk.internal.ref",
+  "sun.nio.ch", "sun.nio.cs", "sun.security.action", "sun.util.calendar"
+).map(p => s"--add-opens=java.base/$p=ALL-UNNAMED")
+
+lazy val root = (project in file("."))
+  .aggregate(connector)
+  .disablePlugins(sbtassembly.AssemblyPlugin)
+  .settings(publish / skip := true)
+
+lazy val connector = (project in file("connector"))
+  .settings(
+    name := "spark-lance",
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+      "com.google.protobuf" % "protobuf-java" % protobufVersion,
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test
+    ),
+    // Our own .proto files live at the repository root so that every tool can find them.
+    Compile / PB.protoSources := Seq((ThisBuild / baseDirectory).value / "protos"),
+    Compile / PB.targets := Seq(PB.gens.java(protobufVersion) -> (Compile / sourceManaged).value),
+    PB.protocVersion := protobufVersion,
+    Test / fork := true,
+    Test / javaOptions ++= sparkJavaModuleOptions ++ Seq("-Xmx4g", "-Xss4m"),
+    Test / parallelExecution := false,
+    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
+    Test / envVars := Map(
+      "SPARK_LANCE_GOLDEN" -> ((ThisBuild / baseDirectory).value / "target" / "golden").getAbsolutePath
+    ),
+    assembly / assemblyJarName := s"spark-lance-${version.value}.jar",
+    assemblyPackageScala / assembleArtifact := false,
+    assembly / test := {},
+    assembly / assemblyShadeRules := Seq(
+      ShadeRule.rename("com.google.protobuf.**" -> "io.sparklance.shaded.protobuf.@1").inAll
+    ),
+    assembly / assemblyMergeStrategy := {
+      case PathList("META-INF", "services", _*) => MergeStrategy.concat
+      case PathList("META-INF", _*) => MergeStrategy.discard
+      case "module-info.class" => MergeStrategy.discard
+      case x if x.endsWith(".proto") => MergeStrategy.discard
+      case _ => MergeStrategy.first
+    }
+  )

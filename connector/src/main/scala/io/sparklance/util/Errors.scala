@@ -1,0 +1,79 @@
+package io.sparklance.util
+
+/**
+ * The one factory for user-facing errors. Each method fixes an error class and builds a
+ * message naming the problem, where it is, and what to do about it. New failures get a
+ * method here rather than an ad-hoc exception at the call site.
+ */
+object Errors {
+
+  // ---- corrupt input -------------------------------------------------------------------
+
+  /** Bytes at `offset` of `path` do not match the format; `detail` says what was expected. */
+  def corrupt(path: String, offset: Long, detail: String, cause: Throwable = null): CorruptFileException =
+    new CorruptFileException("LANCE_CORRUPT_FILE",
+      s"$path at byte $offset: $detail. The file is damaged or was not written by Lance; " +
+        "restore it from a backup or rewrite the dataset.", cause)
+
+  /** A problem in a decoded structure where no single byte offset applies. */
+  def corrupt(path: String, detail: String): CorruptFileException =
+    new CorruptFileException("LANCE_CORRUPT_FILE",
+      s"$path: $detail. The file is damaged or was not written by Lance; " +
+        "restore it from a backup or rewrite the dataset.")
+
+  /** A protobuf message that does not parse. */
+  def corruptProto(path: String, offset: Long, message: String, cause: Throwable): CorruptFileException =
+    new CorruptFileException("LANCE_CORRUPT_FILE",
+      s"$path at byte $offset: the $message protobuf message does not parse (${cause.getMessage}). " +
+        "The file is damaged or truncated.", cause)
+
+  // ---- unsupported ---------------------------------------------------------------------
+
+  def unsupported(what: String, where: String): UnsupportedFeatureException =
+    new UnsupportedFeatureException("LANCE_UNSUPPORTED_FEATURE",
+      s"$where: $what is not supported by this version of spark-lance. " +
+        "Read the data with pylance, or rewrite it with a supported format or type.")
+
+  def unsupportedFileVersion(path: String, major: Int, minor: Int): UnsupportedFeatureException =
+    new UnsupportedFeatureException("LANCE_UNSUPPORTED_FILE_VERSION",
+      s"$path: Lance file format version $major.$minor is not supported. Supported: 2.0, 2.1, 2.2 " +
+        "(and legacy 0.1). Version 2.3 ('next') is unstable; rewrite the data with " +
+        "data_storage_version='stable'.")
+
+  def unsupportedEncoding(path: String, column: String, encoding: String): UnsupportedFeatureException =
+    new UnsupportedFeatureException("LANCE_UNSUPPORTED_ENCODING",
+      s"$path, column '$column': encoding $encoding is not supported by this version of spark-lance. " +
+        "Read the data with pylance, or rewrite the column without that encoding.")
+
+  def unknownReaderFlags(manifest: String, flags: Long, unknown: Long): UnsupportedFeatureException =
+    new UnsupportedFeatureException("LANCE_UNSUPPORTED_FEATURE",
+      s"$manifest: reader feature flags 0x${flags.toHexString} contain bits 0x${unknown.toHexString} that " +
+        "this reader does not know. A newer Lance wrote this dataset; upgrade spark-lance or read it with pylance.")
+
+  // ---- not found -----------------------------------------------------------------------
+
+  def notADataset(uri: String, detail: String): NotFoundException =
+    new NotFoundException("LANCE_DATASET_NOT_FOUND",
+      s"$uri is not a Lance dataset: $detail. Check the path; a Lance dataset is a folder with a " +
+        "_versions/ subfolder holding *.manifest files.")
+
+  def fileNotFound(path: String, context: String): NotFoundException =
+    new NotFoundException("LANCE_FILE_NOT_FOUND",
+      s"$path does not exist ($context). The dataset is incomplete: a file it references was deleted " +
+        "or never written; restore it or read another version.")
+
+  // ---- invalid arguments ---------------------------------------------------------------
+
+  def invalidOption(name: String, value: String, expected: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_INVALID_OPTION",
+      s"option '$name' = '$value' is invalid: expected $expected.")
+
+  def invalidArgument(detail: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_INVALID_ARGUMENT", detail)
+
+  // ---- I/O -----------------------------------------------------------------------------
+
+  def io(path: String, action: String, cause: Throwable): LanceException =
+    new LanceException("LANCE_IO_ERROR",
+      s"$path: $action failed: ${cause.getMessage}. Check that the storage is reachable and readable.", cause)
+}

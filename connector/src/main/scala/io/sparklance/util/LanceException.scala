@@ -1,0 +1,26 @@
+package io.sparklance.util
+
+/**
+ * The one error family of spark-lance. Every user-facing failure is a [[LanceException]]
+ * with a stable error class (tests and callers match on the class, never the text) and a
+ * message that says what was wrong, where (path, version, field, byte offset) and what the
+ * user can do. The subclasses only exist so that callers can catch a family by type.
+ */
+class LanceException(val errorClass: String, message: String, cause: Throwable = null)
+    extends RuntimeException(s"[$errorClass] $message", cause)
+
+/** A file whose bytes do not follow the format: truncated, bit-flipped, inconsistent. */
+final class CorruptFileException(errorClass: String, message: String, cause: Throwable = null)
+    extends LanceException(errorClass, message, cause)
+
+/** Valid input that uses a feature, version, type or encoding this reader does not handle. */
+final class UnsupportedFeatureException(errorClass: String, message: String, cause: Throwable = null)
+    extends LanceException(errorClass, message, cause)
+
+/** A dataset, version, tag, branch or file that does not exist. */
+final class NotFoundException(errorClass: String, message: String, cause: Throwable = null)
+    extends LanceException(errorClass, message, cause)
+
+/** A read or write option, argument or schema that is not acceptable. */
+final class InvalidArgumentException(errorClass: String, message: String, cause: Throwable = null)
+    extends LanceException(errorClass, message, cause)
