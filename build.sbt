@@ -37,6 +37,8 @@ lazy val connector = (project in file("connector"))
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
       "com.google.protobuf" % "protobuf-java" % protobufVersion,
+      // Puts google/protobuf/*.proto (any, empty, timestamp) on protoc's include path.
+      "com.google.protobuf" % "protobuf-java" % protobufVersion % "protobuf",
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
     ),
     // Our own .proto files live at the repository root so that every tool can find them.

@@ -24,7 +24,7 @@ object Errors {
   /** A protobuf message that does not parse. */
   def corruptProto(path: String, offset: Long, message: String, cause: Throwable): CorruptFileException =
     new CorruptFileException("LANCE_CORRUPT_FILE",
-      s"$path at byte $offset: the $message protobuf message does not parse (${cause.getMessage}). " +
+      s"$path${if (offset >= 0) s" at byte $offset" else ""}: the $message protobuf message does not parse (${cause.getMessage}). " +
         "The file is damaged or truncated.", cause)
 
   // ---- unsupported ---------------------------------------------------------------------
@@ -39,6 +39,11 @@ object Errors {
       s"$path: Lance file format version $major.$minor is not supported. Supported: 2.0, 2.1, 2.2 " +
         "(and legacy 0.1). Version 2.3 ('next') is unstable; rewrite the data with " +
         "data_storage_version='stable'.")
+
+  def unsupportedStorageVersion(where: String, version: String): UnsupportedFeatureException =
+    new UnsupportedFeatureException("LANCE_UNSUPPORTED_FILE_VERSION",
+      s"$where: data storage version '$version' is not supported. Supported: 0.1, 2.0, 2.1, 2.2. " +
+        "Version 2.3 ('next') is unstable; rewrite the data with data_storage_version='stable'.")
 
   def unsupportedEncoding(path: String, column: String, encoding: String): UnsupportedFeatureException =
     new UnsupportedFeatureException("LANCE_UNSUPPORTED_ENCODING",
@@ -56,6 +61,15 @@ object Errors {
     new NotFoundException("LANCE_DATASET_NOT_FOUND",
       s"$uri is not a Lance dataset: $detail. Check the path; a Lance dataset is a folder with a " +
         "_versions/ subfolder holding *.manifest files.")
+
+  def versionNotFound(uri: String, version: Long, existing: Seq[Long]): NotFoundException =
+    new NotFoundException("LANCE_VERSION_NOT_FOUND",
+      s"$uri has no version $version. Versions that exist: ${summarize(existing)}.")
+
+  private def summarize(xs: Seq[Long]): String =
+    if (xs.isEmpty) "none"
+    else if (xs.length <= 20) xs.mkString(", ")
+    else s"${xs.take(10).mkString(", ")}, … ${xs.takeRight(5).mkString(", ")} (${xs.length} in all)"
 
   def fileNotFound(path: String, context: String): NotFoundException =
     new NotFoundException("LANCE_FILE_NOT_FOUND",

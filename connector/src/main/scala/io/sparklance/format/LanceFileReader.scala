@@ -1,0 +1,116 @@
+package io.sparklance.format
+
+import io.sparklance.format.proto.FileMetadataCodec
+import io.sparklance.storage.{ObjectStore, RangeReader}
+import io.sparklance.util.{Bytes, Errors}
+
+// Spec: lance-format/lance docs/src/format/file/index.md; rust/lance-file/src/reader.rs.
+// Opening a file reads its tail once: the footer, the column metadata offset (CMO) and
+// global buffer offset (GBO) tables, global buffer 0 (schema and row count) and the
+// column metadata usually all sit in the last few KiB. Every offset is checked against
+// the file before it is used.
+
+/**
+ * An open Lance 2.x data file: its footer, descriptor (schema, row count) and the
+ * metadata of every column. Page data is read on demand through [[readBuffers]].
+ * The reader owns the underlying [[RangeReader]] and closes it.
+ */
+final class LanceFileReader private (
+    val path: String,
+    reader: RangeReader,
+    val fileSize: Long,
+    val footer: FileFooter,
+    val descriptor: FileDescriptor,
+    val columns: IndexedSeq[ColumnInfo]) extends AutoCloseable {
+
+  def version: FileVersion = footer.version
+  def numRows: Long = descriptor.numRows
+
+  /** Bytes read from storage by this reader (footer included). */
+  def bytesRead: Long = reader.bytesRead
+
+  /**
+   * Reads the given buffers of a page. Each range is checked against the file; adjacent
+   * ranges are fetched with one request.
+   */
+  def readBuffers(page: PageInfo, what: => String): IndexedSeq[Bytes] = {
+    val n = page.numBuffers
+    if (page.bufferSizes.length != n)
+      throw Errors.corrupt(path, s"$what lists ${page.bufferOffsets.length} buffer offsets but ${page.bufferSizes.length} sizes")
+    (0 until n).foreach { i =>
+      val off = page.bufferOffsets(i)
+      val len = page.bufferSizes(i)
+      if (off < 0 || len < 0 || off > fileSize - len)
+        throw Errors.corrupt(path, off, s"$what buffer $i [$off, +$len) lies outside the $fileSize-byte file")
+      if (len > Int.MaxValue - 64)
+        throw Errors.unsupported(s"a page buffer of $len bytes", s"$path, $what")
+    }
+    if (n == 0) IndexedSeq.empty
+    else {
+      val lo = page.bufferOffsets.min
+      val hi = page.bufferOffsets.indices.map(i => page.bufferOffsets(i) + page.bufferSizes(i)).max
+      if (hi - lo <= LanceFileReader.CoalesceLimit) {
+        val all = Bytes(path, lo, reader.read(lo, (hi - lo).toInt))
+        (0 until n).map(i => all.slice(page.bufferOffsets(i) - lo, page.bufferSizes(i), s"$what buffer $i"))
+      } else
+        (0 until n).map(i => Bytes(path, page.bufferOffsets(i), reader.read(page.bufferOffsets(i), page.bufferSizes(i).toInt)))
+    }
+  }
+
+  override def close(): Unit = reader.close()
+}
+
+object LanceFileReader {
+
+  /** How much of a file's end is read in the first request (Rust reads 64 KiB). */
+  val TailBytes: Int = 64 * 1024
+
+  /** Buffers of one page closer than this are read in one request. */
+  private val CoalesceLimit: Long = 16L * 1024 * 1024
+
+  def open(store: ObjectStore, path: String, knownSize: Option[Long] = None): LanceFileReader = {
+    val reader = store.open(path, knownSize.filter(_ > 0))
+    try openWith(path, reader)
+    catch { case t: Throwable => reader.close(); throw t }
+  }
+
+  private def openWith(path: String, reader: RangeReader): LanceFileReader = {
+    val size = reader.size
+    val tailLen = math.min(size, TailBytes.toLong).toInt
+    val tail = Bytes(path, size - tailLen, reader.read(size - tailLen, tailLen))
+    val footer = FileFooter.parse(tail, size)
+
+    // The global buffer table gives global buffer 0 (the schema); the metadata region runs
+    // from the first of it and the column metadata to the end of the file.
+    val gboRel = footer.gboTableStart - (size - tailLen)
+    val gboInTail = gboRel >= 0
+    val gboTable =
+      if (gboInTail) tail.slice(gboRel, 16L * footer.numGlobalBuffers, "global buffer offset table")
+      else Bytes(path, footer.gboTableStart, reader.read(footer.gboTableStart, (16L * footer.numGlobalBuffers).toInt))
+    val gb0Pos = gboTable.u64AsSize(0, "global buffer 0 position")
+    val gb0Len = gboTable.u64AsSize(8, "global buffer 0 size")
+    if (gb0Pos > footer.gboTableStart - gb0Len)
+      throw Errors.corrupt(path, footer.gboTableStart, s"global buffer 0 [$gb0Pos, +$gb0Len) does not end before the global buffer table")
+    val regionStart = math.min(gb0Pos, footer.columnMetaStart)
+    val region =
+      if (regionStart >= size - tailLen) tail.from(regionStart - (size - tailLen), "metadata region")
+      else {
+        val len = size - regionStart
+        if (len > Int.MaxValue - 64) throw Errors.unsupported(s"a metadata region of $len bytes", path)
+        Bytes(path, regionStart, reader.read(regionStart, len.toInt))
+      }
+    def at(pos: Long, len: Long, what: String): Bytes = region.slice(pos - regionStart, len, what)
+
+    val descriptor = FileMetadataCodec.parseDescriptor(at(gb0Pos, gb0Len, "file descriptor (global buffer 0)"))
+    val cmo = at(footer.cmoTableStart, 16L * footer.numColumns, "column metadata offset table")
+    val columns = (0 until footer.numColumns).map { i =>
+      val pos = cmo.u64AsSize(16L * i, s"column $i metadata position")
+      val len = cmo.u64AsSize(16L * i + 8, s"column $i metadata size")
+      if (pos < footer.columnMetaStart || pos > footer.cmoTableStart - len)
+        throw Errors.corrupt(path, footer.cmoTableStart + 16L * i,
+          s"column $i metadata [$pos, +$len) lies outside the column metadata region [${footer.columnMetaStart}, ${footer.cmoTableStart})")
+      FileMetadataCodec.parseColumn(i, at(pos, len, s"column $i metadata"))
+    }
+    new LanceFileReader(path, reader, size, footer, descriptor, columns)
+  }
+}

@@ -1,0 +1,169 @@
+package io.sparklance.format
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision, TimeUnit}
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
+
+import io.sparklance.util.Errors
+
+// Spec: lance-format/lance protos/file.proto `Field` and docs/src/format/table/schema.md.
+// A Lance schema is a flat, depth-first pre-order list of fields linked by parent ids; this
+// file rebuilds the tree and maps each field's logical type string to an Arrow type.
+
+/**
+ * One field of a Lance schema. `id` is the dataset-wide field id that data files and
+ * indices refer to; `logicalType` is Lance's type string (for example `int64`,
+ * `timestamp:us:UTC`, `fixed_size_list:float:128`, `list.struct`).
+ */
+final case class LanceField(
+    id: Int,
+    name: String,
+    logicalType: String,
+    nullable: Boolean,
+    metadata: Map[String, String],
+    children: IndexedSeq[LanceField]) {
+
+  /** This field and every descendant, pre-order. */
+  def preOrder: Iterator[LanceField] = Iterator.single(this) ++ children.iterator.flatMap(_.preOrder)
+
+  def isStruct: Boolean = logicalType == "struct"
+  def isList: Boolean = LanceField.listTypes.contains(logicalType)
+  def isMap: Boolean = logicalType == "map"
+  def isNested: Boolean = isStruct || isList || isMap
+
+  /** The Arrow field this Lance field reads as. `where` names the schema for errors. */
+  def toArrow(where: String): Field = {
+    val arrowChildren = children.map(_.toArrow(where))
+    val meta = if (metadata.isEmpty) null else metadata.asJava
+    LogicalType.parse(logicalType, where, name) match {
+      case LogicalType.Plain(t) =>
+        new Field(name, new FieldType(nullable, t, null, meta), arrowChildren.asJava)
+      case LogicalType.FixedSizeList(item, n) =>
+        val itemField = new Field("item", FieldType.nullable(item), java.util.Collections.emptyList[Field]())
+        new Field(name, new FieldType(nullable, new ArrowType.FixedSizeList(n), null, meta), java.util.List.of(itemField))
+    }
+  }
+}
+
+object LanceField {
+  private val listTypes = Set("list", "list.struct", "large_list", "large_list.struct")
+
+  /**
+   * Rebuilds the field tree from the flat pre-order list of a manifest or file schema.
+   * A field with parent id -1 is top level; every other field must follow its parent.
+   */
+  def buildTree(flat: Seq[FlatField], where: String): IndexedSeq[LanceField] = {
+    val childrenOf = scala.collection.mutable.LinkedHashMap.empty[Int, scala.collection.mutable.ArrayBuffer[FlatField]]
+    val seen = scala.collection.mutable.HashSet.empty[Int]
+    val roots = scala.collection.mutable.ArrayBuffer.empty[FlatField]
+    flat.foreach { f =>
+      if (!seen.add(f.id)) throw Errors.corrupt(where, s"field id ${f.id} ('${f.name}') appears twice in the schema")
+      if (f.parentId == -1) roots += f
+      else if (!seen.contains(f.parentId) || f.parentId == f.id)
+        throw Errors.corrupt(where, s"field '${f.name}' (id ${f.id}) names parent id ${f.parentId}, which does not precede it")
+      else childrenOf.getOrElseUpdate(f.parentId, scala.collection.mutable.ArrayBuffer.empty) += f
+    }
+    def build(f: FlatField): LanceField =
+      LanceField(f.id, f.name, f.logicalType, f.nullable, f.metadata,
+        childrenOf.getOrElse(f.id, Seq.empty).map(build).toIndexedSeq)
+    roots.map(build).toIndexedSeq
+  }
+}
+
+/** A schema field as stored (flat, with its parent id), before the tree is rebuilt. */
+final case class FlatField(
+    id: Int,
+    parentId: Int,
+    name: String,
+    logicalType: String,
+    nullable: Boolean,
+    metadata: Map[String, String])
+
+/** A Lance schema: top-level fields plus schema-level metadata. */
+final case class LanceSchema(fields: IndexedSeq[LanceField], metadata: Map[String, String]) {
+
+  lazy val byId: Map[Int, LanceField] = fields.iterator.flatMap(_.preOrder).map(f => f.id -> f).toMap
+
+  def field(name: String): Option[LanceField] = fields.find(_.name == name)
+
+  def toArrow(where: String): org.apache.arrow.vector.types.pojo.Schema =
+    new org.apache.arrow.vector.types.pojo.Schema(fields.map(_.toArrow(where)).asJava,
+      if (metadata.isEmpty) null else metadata.asJava)
+}
+
+/** Lance logical type strings (rust/lance-core/src/datatypes.rs) as Arrow types. */
+object LogicalType {
+  sealed trait Parsed
+  final case class Plain(arrow: ArrowType) extends Parsed
+  final case class FixedSizeList(item: ArrowType, size: Int) extends Parsed
+
+  private def unit(u: String, lt: String, where: String, field: String): TimeUnit = u match {
+    case "s" => TimeUnit.SECOND
+    case "ms" => TimeUnit.MILLISECOND
+    case "us" => TimeUnit.MICROSECOND
+    case "ns" => TimeUnit.NANOSECOND
+    case _ => throw unknown(lt, where, field)
+  }
+
+  private def unknown(lt: String, where: String, field: String) =
+    Errors.unsupported(s"logical type '$lt' of field '$field'", where)
+
+  private def positiveInt(s: String, lt: String, where: String, field: String): Int =
+    s.toIntOption.filter(_ > 0).getOrElse(throw Errors.corrupt(where, s"field '$field' has malformed logical type '$lt'"))
+
+  def parse(lt: String, where: String, field: String): Parsed = lt match {
+    case "null" => Plain(ArrowType.Null.INSTANCE)
+    case "bool" => Plain(ArrowType.Bool.INSTANCE)
+    case "int8" => Plain(new ArrowType.Int(8, true))
+    case "int16" => Plain(new ArrowType.Int(16, true))
+    case "int32" => Plain(new ArrowType.Int(32, true))
+    case "int64" => Plain(new ArrowType.Int(64, true))
+    case "uint8" => Plain(new ArrowType.Int(8, false))
+    case "uint16" => Plain(new ArrowType.Int(16, false))
+    case "uint32" => Plain(new ArrowType.Int(32, false))
+    case "uint64" => Plain(new ArrowType.Int(64, false))
+    case "halffloat" => Plain(new ArrowType.FloatingPoint(FloatingPointPrecision.HALF))
+    case "float" => Plain(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE))
+    case "double" => Plain(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE))
+    case "string" => Plain(ArrowType.Utf8.INSTANCE)
+    case "large_string" => Plain(ArrowType.LargeUtf8.INSTANCE)
+    case "binary" => Plain(ArrowType.Binary.INSTANCE)
+    case "large_binary" | "json" => Plain(ArrowType.LargeBinary.INSTANCE)
+    case "date32:day" => Plain(new ArrowType.Date(DateUnit.DAY))
+    case "date64:ms" => Plain(new ArrowType.Date(DateUnit.MILLISECOND))
+    case "struct" => Plain(ArrowType.Struct.INSTANCE)
+    case "list" | "list.struct" => Plain(ArrowType.List.INSTANCE)
+    case "large_list" | "large_list.struct" => Plain(ArrowType.LargeList.INSTANCE)
+    case "map" => Plain(new ArrowType.Map(false))
+    case _ =>
+      val parts = lt.split(':')
+      parts(0) match {
+        case "timestamp" if parts.length >= 3 =>
+          // The time zone may itself contain ':' (e.g. "+05:30"); everything after the unit is the zone.
+          val tz = parts.drop(2).mkString(":")
+          Plain(new ArrowType.Timestamp(unit(parts(1), lt, where, field), if (tz == "-") null else tz))
+        case "time32" if parts.length == 2 => Plain(new ArrowType.Time(unit(parts(1), lt, where, field), 32))
+        case "time64" if parts.length == 2 => Plain(new ArrowType.Time(unit(parts(1), lt, where, field), 64))
+        case "duration" if parts.length == 2 => Plain(new ArrowType.Duration(unit(parts(1), lt, where, field)))
+        case "fixed_size_binary" if parts.length == 2 =>
+          Plain(new ArrowType.FixedSizeBinary(positiveInt(parts(1), lt, where, field)))
+        case "decimal" if parts.length == 4 && (parts(1) == "128" || parts(1) == "256") =>
+          val p = positiveInt(parts(2), lt, where, field)
+          val s = parts(3).toIntOption.getOrElse(throw Errors.corrupt(where, s"field '$field' has malformed logical type '$lt'"))
+          Plain(new ArrowType.Decimal(p, s, parts(1).toInt))
+        case "fixed_size_list" if parts.length >= 3 =>
+          val item = parts.slice(1, parts.length - 1).mkString(":")
+          val n = positiveInt(parts.last, lt, where, field)
+          parse(item, where, field) match {
+            case Plain(t) => FixedSizeList(t, n)
+            case _ => throw unknown(lt, where, field)
+          }
+        case "dict" if parts.length >= 4 =>
+          // Dictionary columns are read as their value type: the decoder materialises the
+          // values (Spark has no dictionary type), and the key type is only a storage detail.
+          parse(parts.slice(1, parts.length - 2).mkString(":"), where, field)
+        case _ => throw unknown(lt, where, field)
+      }
+  }
+}

@@ -1,0 +1,143 @@
+// Spec: lance-format/lance protos/encodings_v2_1.proto `General` / `BufferCompression`,
+// rust/lance-encoding/src/encodings/physical/block.rs (zstd and lz4 buffer compressors) and
+// physical/general.rs; docs/src/format/file/encoding.md "General".
+//
+// Byte formats:
+//  * zstd: `[u64 LE uncompressed length][zstd frame]`. Older writers stored a bare frame; the Rust
+//    reader recognises it by the frame magic 0xFD2FB528 with the reserved bit (0x10) of the frame
+//    header descriptor clear, which a length prefix beginning with the same four bytes cannot
+//    also satisfy for real data sizes. Empty input decodes to nothing.
+//  * lz4: `[u32 LE uncompressed length][raw LZ4 block]` (the lz4 crate's `prepend_size`).
+// Every declared length is checked against the caller's limit before any allocation, and the
+// decompressed size must equal the declared one.
+package io.sparklance.format.encoding
+
+import java.io.{ByteArrayInputStream, IOException}
+import java.nio.{ByteBuffer, ByteOrder}
+
+import com.github.luben.zstd.{Zstd, ZstdInputStreamNoFinalizer}
+import net.jpountz.lz4.{LZ4Exception, LZ4Factory}
+
+import io.sparklance.util.{Bytes, Errors}
+
+object GeneralCompression {
+
+  final val ZstdMagic = 0xFD2FB528
+  /** zstd's own default; the Rust writer asks for level 0, which zstd maps to this. */
+  final val DefaultZstdLevel = 3
+
+  // Hostile input is the threat model: the pure-Java safe decompressor bounds-checks every read
+  // and write and relies on neither JNI nor sun.misc.Unsafe.
+  private lazy val lz4Decompressor = LZ4Factory.safeInstance().safeDecompressor()
+  private lazy val lz4Compressor = LZ4Factory.fastestInstance().fastCompressor()
+
+  /** The largest array a JVM allocates; a larger limit from the caller is lowered to this. */
+  final val MaxArrayBytes: Int = Int.MaxValue - 8
+
+  /**
+   * Decompresses `src` with `scheme`, producing at most `maxBytes` bytes. The result is a view
+   * that reports the compressed buffer's path and file offset, the best location there is for
+   * errors found in decompressed data.
+   */
+  def decompress(scheme: CompressionScheme, src: Bytes, maxBytes: Long): Bytes = {
+    val out = scheme match {
+      case CompressionScheme.Zstd => decompressZstd(src, maxBytes)
+      case CompressionScheme.Lz4 => decompressLz4(src, maxBytes)
+    }
+    Bytes.wrap(src.path, src.fileOffset, out)
+  }
+
+  /** Decompresses a zstd buffer whose output may be at most `maxBytes` bytes long. */
+  def decompressZstd(src: Bytes, maxBytes: Long): Array[Byte] = {
+    require(maxBytes >= 0, s"negative limit $maxBytes")
+    if (src.length == 0) return Array.emptyByteArray
+    if (isBareZstdFrame(src)) return decompressBareZstd(src, limit(maxBytes))
+    val declared = src.u64AsSize(0, "zstd uncompressed length")
+    checkDeclared(src, declared, limit(maxBytes), "zstd")
+    val in = new Array[Byte](src.length - 8)
+    src.copyTo(8, in, 0, in.length)
+    val out = new Array[Byte](declared.toInt)
+    val got =
+      try Zstd.decompressByteArray(out, 0, out.length, in, 0, in.length)
+      catch { case e: RuntimeException => throw Errors.corrupt(src.path, src.fileOffset + 8, s"zstd data does not decode (${e.getMessage})", e) }
+    if (Zstd.isError(got))
+      throw Errors.corrupt(src.path, src.fileOffset + 8, s"zstd data does not decode (${Zstd.getErrorName(got)})")
+    if (got != declared)
+      throw Errors.corrupt(src.path, src.fileOffset, s"zstd data decodes to $got bytes but its header declares $declared")
+    out
+  }
+
+  /** `[u64 LE length][frame]`, the form the Rust writer produces. */
+  def compressZstd(data: Array[Byte], level: Int = DefaultZstdLevel): Array[Byte] = {
+    val frame = Zstd.compress(data, level)
+    val out = new Array[Byte](8 + frame.length)
+    ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN).putLong(data.length.toLong).put(frame)
+    out
+  }
+
+  /** Decompresses an lz4 buffer whose output may be at most `maxBytes` bytes long. */
+  def decompressLz4(src: Bytes, maxBytes: Long): Array[Byte] = {
+    require(maxBytes >= 0, s"negative limit $maxBytes")
+    src.check(0, 4, "lz4 uncompressed length")
+    val declared = src.u32(0)
+    checkDeclared(src, declared, limit(maxBytes), "lz4")
+    val in = new Array[Byte](src.length - 4)
+    src.copyTo(4, in, 0, in.length)
+    val out = new Array[Byte](declared.toInt)
+    val got =
+      try lz4Decompressor.decompress(in, 0, in.length, out, 0, out.length)
+      catch { case e: LZ4Exception => throw Errors.corrupt(src.path, src.fileOffset + 4, s"lz4 block does not decode (${e.getMessage})", e) }
+    if (got != declared)
+      throw Errors.corrupt(src.path, src.fileOffset, s"lz4 block decodes to $got bytes but its header declares $declared")
+    out
+  }
+
+  /** `[u32 LE length][raw LZ4 block]`. */
+  def compressLz4(data: Array[Byte]): Array[Byte] = {
+    val max = lz4Compressor.maxCompressedLength(data.length)
+    val out = new Array[Byte](4 + max)
+    ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN).putInt(data.length)
+    val n = lz4Compressor.compress(data, 0, data.length, out, 4, max)
+    java.util.Arrays.copyOf(out, 4 + n)
+  }
+
+  private def limit(maxBytes: Long): Int = math.min(maxBytes, MaxArrayBytes.toLong).toInt
+
+  private def checkDeclared(src: Bytes, declared: Long, maxBytes: Int, what: String): Unit =
+    if (declared > maxBytes)
+      throw Errors.corrupt(src.path, src.fileOffset,
+        s"$what buffer declares $declared uncompressed bytes, more than the $maxBytes this buffer can hold")
+
+  private def isBareZstdFrame(src: Bytes): Boolean =
+    if (src.length < 8) true // too short for a length prefix; only a frame is possible
+    else src.i32(0) == ZstdMagic && (src.u8(4) & 0x10) == 0
+
+  /** A bare frame need not record its size, so stream it and stop at the limit. */
+  private def decompressBareZstd(src: Bytes, maxBytes: Int): Array[Byte] = {
+    val in = new ZstdInputStreamNoFinalizer(new ByteArrayInputStream(src.toArray))
+    try {
+      var out = new Array[Byte](math.min(math.max(src.length.toLong * 4, 64L), maxBytes.toLong).toInt)
+      var n = 0
+      var result: Array[Byte] = null
+      while (result == null) {
+        if (n == out.length) {
+          if (n >= maxBytes) {
+            // Output of exactly maxBytes is fine; one byte more is not.
+            if (in.read() >= 0)
+              throw Errors.corrupt(src.path, src.fileOffset, s"zstd frame decodes to more than $maxBytes bytes, the most this buffer can hold")
+            result = out
+          } else out = java.util.Arrays.copyOf(out, math.min(maxBytes.toLong, math.max(2L * n, 64L)).toInt)
+        }
+        if (result == null) {
+          val r = in.read(out, n, out.length - n)
+          if (r < 0) result = java.util.Arrays.copyOf(out, n) else n += r
+        }
+      }
+      result
+    } catch {
+      case e: IOException => throw Errors.corrupt(src.path, src.fileOffset, s"zstd frame does not decode (${e.getMessage})", e)
+      case e: RuntimeException if !e.isInstanceOf[io.sparklance.util.LanceException] =>
+        throw Errors.corrupt(src.path, src.fileOffset, s"zstd frame does not decode (${e.getMessage})", e)
+    } finally in.close()
+  }
+}

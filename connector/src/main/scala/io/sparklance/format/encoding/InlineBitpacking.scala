@@ -1,0 +1,117 @@
+// Spec: lance-format/lance protos/encodings_v2_1.proto `InlineBitpacking` and
+// rust/lance-encoding/src/encodings/physical/bitpacking.rs (the inline variant);
+// docs/src/format/file/encoding.md "Bitpacking".
+//
+// Values are cut into blocks of 1024; each block is stored as one little-endian word of the value
+// width T holding the block's bit width W, followed by the block's FastLanes packing
+// (1024·W/T words). The last block is zero-padded to 1024 values before packing, so its packed
+// size is a full block's. W is the bit length of the OR of the block's values: there is no
+// zig-zag or frame of reference, so any negative value forces W = T.
+//
+// The writer uses this as a mini-block value compressor (one block per chunk) and as a block
+// compressor for up to 1024 rep/def levels. We decode any number of blocks back to back.
+package io.sparklance.format.encoding
+
+import java.nio.{ByteBuffer, ByteOrder}
+
+import io.sparklance.format.encoding.FastLanesBitpacking.{packedWords, BlockValues, WordKind}
+import io.sparklance.util.{Bytes, Errors}
+
+object InlineBitpacking {
+
+  /** Decodes `numValues` unsigned 8-bit values; `src` must hold exactly their blocks. */
+  def decode8(src: Bytes, numValues: Int): Array[Byte] =
+    decode(FastLanesBitpacking.Words8, src, numValues).asInstanceOf[Array[Byte]]
+
+  def decode16(src: Bytes, numValues: Int): Array[Short] =
+    decode(FastLanesBitpacking.Words16, src, numValues).asInstanceOf[Array[Short]]
+
+  def decode32(src: Bytes, numValues: Int): Array[Int] =
+    decode(FastLanesBitpacking.Words32, src, numValues).asInstanceOf[Array[Int]]
+
+  def decode64(src: Bytes, numValues: Int): Array[Long] =
+    decode(FastLanesBitpacking.Words64, src, numValues).asInstanceOf[Array[Long]]
+
+  /** Encodes `values(off until off + n)`, each block at the narrowest width that holds it. */
+  def encode8(values: Array[Byte], off: Int, n: Int): Array[Byte] = encode(FastLanesBitpacking.Words8, values, off, n)
+  def encode16(values: Array[Short], off: Int, n: Int): Array[Byte] = encode(FastLanesBitpacking.Words16, values, off, n)
+  def encode32(values: Array[Int], off: Int, n: Int): Array[Byte] = encode(FastLanesBitpacking.Words32, values, off, n)
+  def encode64(values: Array[Long], off: Int, n: Int): Array[Byte] = encode(FastLanesBitpacking.Words64, values, off, n)
+
+  private def decode(k: WordKind, src: Bytes, numValues: Int): AnyRef = {
+    if (numValues < 0)
+      throw Errors.corrupt(src.path, src.fileOffset, s"inline bit-packed buffer asked for $numValues values")
+    val blocks = (numValues + BlockValues - 1) / BlockValues
+    // Every block carries at least its width word, which bounds numValues by the buffer size
+    // before anything is allocated from it.
+    if (blocks.toLong * k.bytes > src.length)
+      throw Errors.corrupt(src.path, src.fileOffset,
+        s"$numValues inline bit-packed ${k.bits}-bit values need $blocks blocks of at least ${k.bytes} bytes " +
+          s"each, but the buffer has only ${src.length} bytes")
+    val out = k.newArray(numValues)
+    val packed = k.newArray(BlockValues) // a block packed at W = T has 1024 words, the most possible
+    var tail: AnyRef = null
+    var pos = 0L
+    var b = 0
+    while (b < blocks) {
+      val width = k.readUnsigned(src, pos)
+      if (width < 0 || width > k.bits)
+        throw Errors.corrupt(src.path, src.fileOffset + pos,
+          s"inline bit-packed block $b declares bit width ${java.lang.Long.toUnsignedString(width)}, " +
+            s"more than the ${k.bits}-bit value width")
+      val w = width.toInt
+      val words = packedWords(k.bits, w)
+      k.readWords(src, pos + k.bytes, packed, 0, words, s"inline bit-packed block $b at $w bits")
+      val first = b * BlockValues
+      val here = math.min(BlockValues, numValues - first)
+      if (here == BlockValues) k.unpack(w, packed, 0, out, first)
+      else {
+        if (tail == null) tail = k.newArray(BlockValues)
+        k.unpack(w, packed, 0, tail, 0)
+        System.arraycopy(tail, 0, out, first, here)
+      }
+      pos += k.bytes + words.toLong * k.bytes
+      b += 1
+    }
+    // The writer records each buffer's exact size, so bytes left over mean the count or the
+    // buffer boundaries are wrong; decoding on would hand back values from the wrong place.
+    if (pos != src.length)
+      throw Errors.corrupt(src.path, src.fileOffset + pos,
+        s"$numValues inline bit-packed ${k.bits}-bit values end at byte $pos of a ${src.length}-byte buffer")
+    out
+  }
+
+  private def encode(k: WordKind, values: AnyRef, off: Int, n: Int): Array[Byte] = {
+    require(n >= 0 && off >= 0 && off <= java.lang.reflect.Array.getLength(values) - n, s"range [$off, +$n) outside the input")
+    val blocks = (n + BlockValues - 1) / BlockValues
+    val widths = new Array[Int](blocks)
+    var size = 0L
+    var b = 0
+    while (b < blocks) {
+      val first = off + b * BlockValues
+      widths(b) = FastLanesBitpacking.bitLength(k.or(values, first, math.min(BlockValues, off + n - first)))
+      size += k.bytes + FastLanesBitpacking.packedBytes(widths(b))
+      b += 1
+    }
+    val out = new Array[Byte](Math.toIntExact(size))
+    val buf = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN)
+    val packed = k.newArray(BlockValues)
+    b = 0
+    while (b < blocks) {
+      val first = off + b * BlockValues
+      val here = math.min(BlockValues, off + n - first)
+      val (in, inOff) =
+        if (here == BlockValues) (values, first)
+        else {
+          val padded = k.newArray(BlockValues)
+          System.arraycopy(values, first, padded, 0, here)
+          (padded, 0)
+        }
+      k.putWord(buf, widths(b).toLong)
+      k.pack(widths(b), in, inOff, packed, 0)
+      k.writeWords(packed, 0, packedWords(k.bits, widths(b)), buf)
+      b += 1
+    }
+    out
+  }
+}

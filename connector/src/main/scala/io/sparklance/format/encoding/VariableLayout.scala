@@ -1,0 +1,163 @@
+// Spec: lance-format/lance protos/encodings_v2_1.proto `Variable` (offsets described as
+// `flat{32|64}`) and rust/lance-encoding/src/encodings/physical/binary.rs (the mini-block chunker
+// and decompressor, `VariableEncoder` and `BinaryBlockDecompressor`); docs/src/format/file/encoding.md
+// "Variable".
+//
+// Two byte layouts of variable-width data:
+//  * mini-block value buffer (one per chunk): `[(n+1) offsets][value bytes][padding]`, offsets
+//    32 or 64 bits and counted from the start of this buffer, so offsets(0) = (n+1)·width when the
+//    chunk is read whole. Padding is 0x48 up to 4 bytes (32-bit) or 8 bytes (64-bit).
+//  * block form (dictionaries): `[u32 32][u32 bytes_start][(n+1) u32 offsets][bytes]` or
+//    `[u64 64][u64 bytes_start][(n+1) u64 offsets][bytes]`, offsets counted from bytes_start.
+//    An older form `[u8 width][u32|u64 n][u32|u64 bytes_start][offsets][bytes]` is still read:
+//    the Rust reader tells them apart by bytes 1..3, which are zero in the current form (the
+//    high bytes of a small little-endian width) and the low bytes of n in the old one.
+package io.sparklance.format.encoding
+
+import java.nio.{ByteBuffer, ByteOrder}
+
+import io.sparklance.util.{Bytes, Errors}
+
+object VariableLayout {
+
+  /** Padding byte the Rust chunker writes after a chunk's values ('H'). */
+  final val MiniBlockPad: Byte = 0x48
+
+  /**
+   * Reads the first `numValues` values of a mini-block value buffer. The chunk may hold more
+   * values than asked for (the Rust reader allows that), so offsets(0) may exceed (n+1)·width.
+   */
+  def decodeMiniBlock(src: Bytes, bitsPerOffset: Int, numValues: Int): VariableData = {
+    val width = offsetBytes(src, bitsPerOffset, "mini-block Variable")
+    if (numValues < 0)
+      throw Errors.corrupt(src.path, src.fileOffset, s"mini-block Variable buffer asked for $numValues values")
+    val offsetsLen = (numValues + 1L) * width
+    src.check(0, offsetsLen, s"${numValues + 1} offsets of a mini-block Variable buffer")
+    val raw = readOffsets(src, 0, width, numValues + 1)
+    toVariableData(src, raw, width, firstMin = offsetsLen, bytesStart = 0, limit = src.length,
+      what = "mini-block Variable")
+  }
+
+  /** The mini-block value buffer for all of `data`, padded as the Rust chunker pads. */
+  def encodeMiniBlock(data: VariableData, bitsPerOffset: Int): Array[Byte] = {
+    val width = writerOffsetBytes(bitsPerOffset)
+    val start = (data.numValues + 1L) * width
+    val end = start + data.bytes.length
+    val padded = (end + width - 1) / width * width
+    if (width == 4 && end > 0xffffffffL) throw new IllegalArgumentException(s"$end bytes do not fit 32-bit offsets")
+    val out = new Array[Byte](Math.toIntExact(padded))
+    val buf = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN)
+    data.offsets.foreach { o => if (width == 4) buf.putInt((start + o).toInt) else buf.putLong(start + o) }
+    buf.put(data.bytes)
+    while (buf.hasRemaining) buf.put(MiniBlockPad)
+    out
+  }
+
+  /** Reads a block-form Variable buffer of `numValues` values (a dictionary, typically). */
+  def decodeBlock(src: Bytes, numValues: Int): VariableData = {
+    if (numValues < 0)
+      throw Errors.corrupt(src.path, src.fileOffset, s"block Variable buffer asked for $numValues values")
+    src.check(0, 4, "block Variable header")
+    val legacy = src.u8(1) != 0 || src.u8(2) != 0 || src.u8(3) != 0
+    val (width, offsetsStart, bytesStart) =
+      if (!legacy) {
+        src.u32(0) match {
+          case 32L => (4, 8L, src.u32(4))
+          case 64L =>
+            if (src.u32(4) != 0)
+              throw Errors.corrupt(src.path, src.fileOffset, "block Variable header has offset width 64 with non-zero high bytes")
+            (8, 16L, src.u64AsSize(8, "block Variable bytes start"))
+          case other =>
+            throw Errors.corrupt(src.path, src.fileOffset, s"block Variable offsets are $other bits wide; expected 32 or 64")
+        }
+      } else {
+        val (w, count, start) = src.u8(0) match {
+          case 32 => (4, src.u32(1), src.u32(5))
+          case 64 => (8, src.u64AsSize(1, "block Variable value count"), src.u64AsSize(9, "block Variable bytes start"))
+          case other =>
+            throw Errors.corrupt(src.path, src.fileOffset, s"legacy block Variable offsets are $other bits wide; expected 32 or 64")
+        }
+        if (count != numValues)
+          throw Errors.corrupt(src.path, src.fileOffset + 1, s"legacy block Variable header counts $count values, expected $numValues")
+        (w, if (w == 4) 9L else 17L, start)
+      }
+    val offsetsLen = (numValues + 1L) * width
+    // The offsets run exactly up to bytes_start; any other length means the value count is wrong.
+    if (bytesStart != offsetsStart + offsetsLen || bytesStart > src.length)
+      throw Errors.corrupt(src.path, src.fileOffset,
+        s"block Variable data starts at byte $bytesStart, but ${numValues + 1} ${width * 8}-bit offsets after a " +
+          s"$offsetsStart-byte header end at byte ${offsetsStart + offsetsLen} (buffer of ${src.length} bytes)")
+    val raw = readOffsets(src, offsetsStart, width, numValues + 1)
+    toVariableData(src, raw, width, firstMin = 0, bytesStart = bytesStart, limit = src.length - bytesStart,
+      what = "block Variable")
+  }
+
+  /** The block form (current layout) of `data` with 32- or 64-bit offsets. */
+  def encodeBlock(data: VariableData, bitsPerOffset: Int): Array[Byte] = {
+    val width = writerOffsetBytes(bitsPerOffset)
+    val bytesStart = 2L * width + (data.numValues + 1L) * width
+    if (width == 4 && data.bytes.length.toLong > 0xffffffffL - bytesStart)
+      throw new IllegalArgumentException("data too large for 32-bit offsets")
+    val out = new Array[Byte](Math.toIntExact(bytesStart + data.bytes.length))
+    val buf = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN)
+    if (width == 4) { buf.putInt(32); buf.putInt(bytesStart.toInt) } else { buf.putLong(64); buf.putLong(bytesStart) }
+    data.offsets.foreach { o => if (width == 4) buf.putInt(o) else buf.putLong(o.toLong) }
+    buf.put(data.bytes)
+    out
+  }
+
+  private def offsetBytes(src: Bytes, bits: Int, what: String): Int = bits match {
+    case 32 => 4
+    case 64 => 8
+    case _ => throw Errors.corrupt(src.path, src.fileOffset, s"$what offsets are $bits bits wide; expected 32 or 64")
+  }
+
+  private def writerOffsetBytes(bits: Int): Int = bits match {
+    case 32 => 4
+    case 64 => 8
+    case _ => throw new IllegalArgumentException(s"offsets must be 32 or 64 bits, not $bits")
+  }
+
+  /** Offsets as unsigned values in Longs (a negative 64-bit offset reads as huge and fails the bounds check). */
+  private def readOffsets(src: Bytes, at: Long, width: Int, count: Int): Array[Long] = {
+    val out = new Array[Long](count)
+    if (width == 4) {
+      val ints = new Array[Int](count)
+      FastLanesBitpacking.Words32.readWords(src, at, ints, 0, count, "Variable offsets")
+      var i = 0
+      while (i < count) { out(i) = ints(i) & 0xffffffffL; i += 1 }
+    } else {
+      FastLanesBitpacking.Words64.readWords(src, at, out, 0, count, "Variable offsets")
+    }
+    out
+  }
+
+  /**
+   * Checks that `raw` offsets are non-decreasing, start at or after `firstMin` and end within
+   * `limit`, then copies the values they cover (located at `bytesStart + offset` in `src`) and
+   * rebases the offsets to 0.
+   */
+  private def toVariableData(src: Bytes, raw: Array[Long], width: Int, firstMin: Long, bytesStart: Long,
+      limit: Long, what: String): VariableData = {
+    val first = raw(0)
+    if (first < firstMin || first > limit)
+      throw Errors.corrupt(src.path, src.fileOffset,
+        s"$what offset 0 is ${java.lang.Long.toUnsignedString(first)}, outside [$firstMin, $limit]")
+    val offsets = new Array[Int](raw.length)
+    var i = 1
+    while (i < raw.length) {
+      val o = raw(i)
+      // Unsigned compare: a 64-bit offset with the top bit set is out of range, not negative.
+      if (java.lang.Long.compareUnsigned(o, raw(i - 1)) < 0 || java.lang.Long.compareUnsigned(o, limit) > 0)
+        throw Errors.corrupt(src.path, src.fileOffset,
+          s"$what offset $i is ${java.lang.Long.toUnsignedString(o)}; offsets must not decrease " +
+            s"(previous ${raw(i - 1)}) and must stay within $limit bytes")
+      offsets(i) = (o - first).toInt
+      i += 1
+    }
+    val len = (raw(raw.length - 1) - first).toInt
+    val bytes = new Array[Byte](len)
+    src.copyTo(bytesStart + first, bytes, 0, len)
+    new VariableData(offsets, bytes)
+  }
+}

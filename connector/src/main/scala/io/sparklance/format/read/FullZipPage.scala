@@ -1,0 +1,113 @@
+package io.sparklance.format.read
+
+import io.sparklance.format.encoding.{CompressiveEncoding => CE, Fsst, GeneralCompression}
+import io.sparklance.format.layout.PageLayout
+import io.sparklance.util.{Bytes, Errors}
+
+// Spec: lance-format/lance docs/src/format/file/encoding.md ("Full zip page layout") and
+// rust/lance-encoding/src/encodings/logical/primitive/fullzip.rs.
+//
+// Buffer 0 zips, for every item, a control word `(rep << bits_def) | def` (0, 1, 2 or 4
+// bytes, little-endian, by bits_rep + bits_def) with the item's value when it is visible:
+// fixed width `bits_per_value / 8` bytes, or for variable width (when also valid) a
+// `bits_per_offset`-bit length and that many bytes. Buffer 1, when present, is the
+// repetition index (row start offsets), which a front-to-back scan does not need.
+
+object FullZipPage {
+
+  def decode(buffers: IndexedSeq[Bytes], numRows: Long, layout: PageLayout.FullZip, where: String): PageUnits = {
+    if (buffers.isEmpty) throw Errors.corrupt(where, "a full-zip page has no buffers")
+    val buf = buffers(0)
+    if (layout.numItems > Int.MaxValue) throw Errors.corrupt(where, s"a full-zip page declares ${layout.numItems} items")
+    val n = layout.numItems.toInt
+    val bitsRep = layout.bitsRep
+    val bitsDef = layout.bitsDef
+    if (bitsRep < 0 || bitsDef < 0 || bitsRep + bitsDef > 32) throw Errors.corrupt(where, s"control word of $bitsRep + $bitsDef bits")
+    val ctlBytes = bitsRep + bitsDef match { case 0 => 0; case t if t <= 8 => 1; case t if t <= 16 => 2; case _ => 4 }
+    val maxVisible = layout.layers.takeWhile(!_.isList).map(_.defLevels).sum
+    val reps = if (bitsRep > 0) new Array[Short](n) else null
+    val defs = if (bitsDef > 0) new Array[Short](n) else null
+    val defMask = (1L << bitsDef) - 1
+    // Value slices (offset, length) in `buf`, one per visible item; -1 offset for a null slot.
+    val starts = new Array[Long](n)
+    val lengths = new Array[Long](n)
+    var visible = 0
+    var o = 0L
+    val fixedBytes = layout.bitsPerValue.map { b =>
+      if (b <= 0 || b % 8 != 0) throw Errors.unsupportedEncoding(where, "?", s"full-zip values of $b bits")
+      b / 8
+    }
+    val lengthBytes = layout.bitsPerOffset.map {
+      case 32 => 4
+      case 64 => 8
+      case b => throw Errors.corrupt(where, s"full-zip lengths of $b bits")
+    }
+    if (fixedBytes.isEmpty && lengthBytes.isEmpty) throw Errors.corrupt(where, "a full-zip page has neither bits_per_value nor bits_per_offset")
+    var i = 0
+    while (i < n) {
+      val ctl: Long = ctlBytes match {
+        case 0 => 0L
+        case 1 => buf.u8(o).toLong
+        case 2 => buf.u16(o).toLong
+        case 4 => buf.u32(o)
+      }
+      o += ctlBytes
+      val d = (ctl & defMask).toInt
+      if (reps != null) reps(i) = (ctl >>> bitsDef).toShort
+      if (defs != null) defs(i) = d.toShort
+      if (d <= maxVisible) {
+        fixedBytes match {
+          case Some(w) =>
+            buf.check(o, w, s"$where, item $i")
+            starts(visible) = o; lengths(visible) = w; o += w
+          case None =>
+            if (d == 0) {
+              val len = if (lengthBytes.get == 4) buf.u32(o) else buf.u64AsSize(o, s"$where, length of item $i")
+              o += lengthBytes.get
+              buf.check(o, len, s"$where, item $i")
+              starts(visible) = o; lengths(visible) = len; o += len
+            } else { starts(visible) = -1; lengths(visible) = 0 }
+        }
+        visible += 1
+      }
+      i += 1
+    }
+    if (o != buf.length) throw Errors.corrupt(buf.path, buf.fileOffset + o, s"${buf.length - o} bytes follow the last item of a full-zip page ($where)")
+    if (visible != layout.numVisibleItems)
+      throw Errors.corrupt(where, s"found $visible visible items but the page declares ${layout.numVisibleItems}")
+    val values = perValue(layout.valueCompression, buf, starts, lengths, visible, fixedBytes, where)
+    PageDecoders.single(new LeafData(layout.layers, n, reps, defs, values))
+  }
+
+  private def perValue(enc: CE, buf: Bytes, starts: Array[Long], lengths: Array[Long], n: Int,
+                       fixedBytes: Option[Long], where: String): DecodedValues = {
+    def raw(i: Int): Array[Byte] =
+      if (starts(i) < 0) Array.emptyByteArray
+      else { val a = new Array[Byte](lengths(i).toInt); buf.copyTo(starts(i), a, 0, a.length); a }
+    def gather(f: Array[Byte] => Array[Byte]): VariableWidthValues = {
+      val parts = Array.tabulate(n)(i => if (starts(i) < 0) Array.emptyByteArray else f(raw(i)))
+      val offsets = new Array[Int](n + 1)
+      var total = 0L
+      var i = 0
+      while (i < n) { total += parts(i).length; if (total > Int.MaxValue) throw Errors.unsupported(s"a page of $total bytes", where); offsets(i + 1) = total.toInt; i += 1 }
+      val data = new Array[Byte](total.toInt)
+      i = 0
+      while (i < n) { System.arraycopy(parts(i), 0, data, offsets(i), parts(i).length); i += 1 }
+      new VariableWidthValues(offsets, data, n)
+    }
+    (enc, fixedBytes) match {
+      case (CE.Flat(bits, None), Some(w)) if bits == w * 8 =>
+        val data = new Array[Byte](Math.multiplyExact(n, w.toInt))
+        var i = 0
+        while (i < n) { buf.copyTo(starts(i), data, i * w.toInt, w.toInt); i += 1 }
+        new FixedWidthValues(bits, data, n)
+      case (CE.Variable(_, None), None) => gather(identity)
+      case (CE.Fsst(table, CE.Variable(_, None)), None) =>
+        val t = Fsst.parseSymbolTable(table, where)
+        gather(v => Fsst.decodeValue(t, v))
+      case (CE.General(c, CE.Variable(_, None)), None) =>
+        gather(v => GeneralCompression.decompress(c.scheme, Bytes.wrap(where, 0, v), ValueDecoders.MaxBufferBytes).toArray)
+      case (other, _) => throw Errors.unsupportedEncoding(where, "?", s"full-zip value encoding ${other.describe}")
+    }
+  }
+}

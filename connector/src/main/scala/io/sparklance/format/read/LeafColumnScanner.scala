@@ -1,0 +1,136 @@
+package io.sparklance.format.read
+
+import scala.collection.mutable.ArrayBuffer
+
+import io.sparklance.format.{ColumnInfo, LanceFileReader}
+import io.sparklance.format.layout.{PageLayout, RepDefLayer}
+import io.sparklance.format.proto.PageLayoutCodec
+
+// Spec: lance-format/lance docs/src/format/file/encoding.md ("Structural encodings").
+// Reads one leaf column of a 2.1+ file front to back, page after page, handing out the
+// items of whole top-level rows. A row of a list column may span chunks (its items
+// continue until the next item whose repetition level is the maximum), so taking rows
+// looks ahead into the next unit when needed.
+
+/** The decoded units (chunks, or whole pages) of one page, in order. */
+trait PageUnits {
+  /** The next unit, or None at the end of the page. */
+  def next(): Option[LeafData]
+}
+
+/**
+ * Sequential reader of one leaf column. `rows(n)` returns the items of the next `n`
+ * top-level rows as a list of pieces (each a slice of one decoded unit).
+ */
+final class LeafColumnScanner(file: LanceFileReader, column: ColumnInfo, val fieldPath: String) {
+  private val where = s"${file.path}, column ${column.index} ($fieldPath)"
+  private var pageIndex = -1
+  private var units: PageUnits = null
+  private var layers: IndexedSeq[RepDefLayer] = null
+  private var unit: LeafData = null
+  private var itemPos = 0
+  private var valuePos = 0
+
+  /** The rep/def layers of the page being read (innermost first); valid after the first `rows` call. */
+  def currentLayers: IndexedSeq[RepDefLayer] = layers
+
+  /** Total rows in the column (sum of its pages). */
+  def numRows: Long = column.pages.iterator.map(_.numRows).sum
+
+  private def maxRep: Int = layers.count(_.isList)
+
+  /** Definition levels at or below this value have a value slot (see the spec on visibility). */
+  private def maxVisibleDef: Int = layers.takeWhile(!_.isList).map(_.defLevels).sum
+
+  private def nextUnit(): Boolean = {
+    while (true) {
+      if (units != null) {
+        units.next() match {
+          case Some(u) => unit = u; itemPos = 0; valuePos = 0; return true
+          case None => units = null
+        }
+      }
+      pageIndex += 1
+      if (pageIndex >= column.pages.length) { unit = null; return false }
+      val page = column.pages(pageIndex)
+      val layout = PageLayoutCodec.parse(page.encoding, s"$where, page $pageIndex")
+      layers = layout.layers
+      units = PageDecoders.open(file, page, layout, s"$where, page $pageIndex")
+    }
+    false
+  }
+
+  /** Skips `n` top-level rows, skipping whole pages without decoding them. */
+  def skipRows(n: Long): Unit = {
+    var left = n
+    // Whole pages first, while nothing of the current page has been consumed.
+    while (left > 0 && unit == null && units == null && pageIndex + 1 < column.pages.length &&
+      column.pages(pageIndex + 1).numRows <= left) {
+      pageIndex += 1
+      left -= column.pages(pageIndex).numRows
+    }
+    while (left > 0) {
+      val step = math.min(left, Int.MaxValue.toLong).toInt
+      rows(step)
+      left -= step
+    }
+  }
+
+  /** The items of the next `n` rows (fewer only at the end of the column). */
+  def rows(n: Int): IndexedSeq[LeafData] = {
+    val pieces = ArrayBuffer.empty[LeafData]
+    var started = 0
+    var done = false
+    while (!done) {
+      if (unit == null || itemPos >= unit.numItems) {
+        if (!nextUnit()) done = true
+      }
+      if (!done) {
+        val u = unit
+        val from = itemPos
+        var i = from
+        val reps = u.reps
+        if (reps == null) {
+          val take = math.min(n - started, u.numItems - i)
+          i += take
+          started += take
+          if (started == n) done = true
+        } else {
+          val top = maxRep
+          var stop = false
+          while (i < u.numItems && !stop) {
+            if (reps(i) == top) {
+              if (started == n) stop = true else { started += 1; i += 1 }
+            } else i += 1
+          }
+          if (stop) done = true
+        }
+        if (i > from) pieces += slice(u, from, i)
+        itemPos = i
+        // Without repetition a full batch never continues into the next unit.
+        if (reps == null && started == n) done = true
+      }
+    }
+    pieces.toIndexedSeq
+  }
+
+  private def slice(u: LeafData, from: Int, until: Int): LeafData = {
+    val visible =
+      if (u.defs == null) until - from
+      else {
+        val mv = maxVisibleDef
+        var c = 0
+        var i = from
+        while (i < until) { if (u.defs(i) <= mv) c += 1; i += 1 }
+        c
+      }
+    val v0 = valuePos
+    valuePos += visible
+    if (from == 0 && until == u.numItems && v0 == 0 && visible == u.values.count) u
+    else
+      new LeafData(u.layers, until - from,
+        if (u.reps == null) null else java.util.Arrays.copyOfRange(u.reps, from, until),
+        if (u.defs == null) null else java.util.Arrays.copyOfRange(u.defs, from, until),
+        u.values.slice(v0, v0 + visible))
+  }
+}

@@ -1,0 +1,42 @@
+package io.sparklance.spark
+
+import java.util
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.sources.DataSourceRegister
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
+import io.sparklance.table.Snapshot
+
+/**
+ * The `lance` data source: `spark.read.format("lance").load(uri)`. The version is resolved
+ * once here, on the driver, and pinned for the whole query.
+ */
+final class LanceDataSource extends TableProvider with DataSourceRegister {
+
+  override def shortName(): String = "lance"
+
+  override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
+    val table = load(options)
+    table.schema()
+  }
+
+  override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table =
+    load(new CaseInsensitiveStringMap(properties))
+
+  private def load(options: CaseInsensitiveStringMap): LanceTable = {
+    val opts = LanceOptions.parse(options)
+    val spark = SparkSession.active
+    val stores = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala))
+    val snapshot = Snapshot.open(stores.create(), opts.path, opts.version)
+    new LanceTable(snapshot, opts, stores)
+  }
+
+  private implicit class AsScala(m: util.Map[String, String]) {
+    def asScala: Map[String, String] = scala.jdk.CollectionConverters.MapHasAsScala(m).asScala.toMap
+  }
+}

@@ -1,0 +1,68 @@
+package io.sparklance.spark
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
+import org.apache.arrow.vector.VectorSchemaRoot
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatch}
+
+import io.sparklance.format.LanceField
+import io.sparklance.storage.ObjectStoreFactory
+import io.sparklance.table.FragmentScanner
+
+/** Serializable, already-parsed inputs of the executors' readers. */
+final case class LanceReaderFactory(stores: ObjectStoreFactory, fields: IndexedSeq[LanceField], batchSize: Int, taskMemoryBytes: Long)
+    extends PartitionReaderFactory {
+
+  override def supportColumnarReads(partition: InputPartition): Boolean = true
+
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
+    throw new UnsupportedOperationException("the Lance source only produces columnar batches")
+
+  override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
+    new LanceColumnarReader(partition.asInstanceOf[LanceInputPartition], this)
+}
+
+/**
+ * Reads one input partition as Arrow-backed columnar batches. Each batch stays valid until
+ * the next call to `next()`; everything is released on `close()`, which Spark calls at the
+ * end of the task (and which a task completion listener guarantees).
+ */
+final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceReaderFactory)
+    extends PartitionReader[ColumnarBatch] {
+
+  private val allocator: BufferAllocator = new RootAllocator(factory.taskMemoryBytes)
+  private val scanner = new FragmentScanner(factory.stores.create(), partition.task, factory.fields, factory.batchSize, allocator)
+  private var current: VectorSchemaRoot = null
+  private var batch: ColumnarBatch = null
+  private var closed = false
+
+  Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => close()))
+
+  override def next(): Boolean = {
+    releaseCurrent()
+    if (!scanner.hasNext) false
+    else {
+      current = scanner.next()
+      val columns: Array[ColumnVector] = current.getFieldVectors.asScala.map(v => new ArrowColumnVector(v): ColumnVector).toArray
+      batch = new ColumnarBatch(columns, current.getRowCount)
+      true
+    }
+  }
+
+  override def get(): ColumnarBatch = batch
+
+  private def releaseCurrent(): Unit = {
+    if (current != null) { current.close(); current = null; batch = null }
+  }
+
+  override def close(): Unit = if (!closed) {
+    closed = true
+    releaseCurrent()
+    scanner.close()
+    allocator.close()
+  }
+}

@@ -1,0 +1,89 @@
+package io.sparklance.storage
+
+import java.io.Closeable
+import java.nio.ByteBuffer
+
+/**
+ * The only way the format and table layers touch storage (the engine boundary of Delta
+ * Kernel's FileSystemClient). Paths are absolute URIs as strings (`file:/…`, `s3a://…`,
+ * `hdfs://…`) or plain absolute local paths. Implementations throw a
+ * [[io.sparklance.util.NotFoundException]] for a missing file and a
+ * [[io.sparklance.util.LanceException]] with class LANCE_IO_ERROR for other failures.
+ */
+trait ObjectStore {
+
+  /** Size in bytes of the file at `path`. */
+  def size(path: String): Long
+
+  /** True if a file (not a directory) exists at `path`. */
+  def exists(path: String): Boolean
+
+  /** True if a directory exists at `path`. */
+  def isDirectory(path: String): Boolean
+
+  /** Files directly inside `dir` (not recursive, no directories); empty if `dir` is absent. */
+  def list(dir: String): Seq[FileEntry]
+
+  /** Directories directly inside `dir`; empty if `dir` is absent. */
+  def listDirectories(dir: String): Seq[String]
+
+  /**
+   * Opens `path` for positioned reads. `knownSize` skips a metadata call when the caller
+   * already knows the size (a manifest records every data file's size). The caller closes it.
+   */
+  def open(path: String, knownSize: Option[Long] = None): RangeReader
+
+  /** Reads a whole (small) file: manifests, refs, deletion files. */
+  def readAll(path: String): Array[Byte] = {
+    val r = open(path)
+    try {
+      val n = r.size
+      if (n > Int.MaxValue - 8) throw io.sparklance.util.Errors.corrupt(path, s"file of $n bytes is too large to read whole")
+      val b = r.read(0, n.toInt)
+      val out = new Array[Byte](b.remaining())
+      b.get(out)
+      out
+    } finally r.close()
+  }
+}
+
+/** One file in a listing: its name (last path segment), full path and size. */
+final case class FileEntry(name: String, path: String, size: Long)
+
+/** Positioned reads of one open file. Not thread-safe; each task opens its own. */
+trait RangeReader extends Closeable {
+  def path: String
+  def size: Long
+
+  /**
+   * Reads exactly `length` bytes at `offset` into a new buffer. The range must lie inside
+   * the file; callers check offsets read from the file before calling.
+   */
+  def read(offset: Long, length: Int): ByteBuffer
+
+  /** Bytes read through this reader so far (for metrics). */
+  def bytesRead: Long
+}
+
+/** Joins path segments with `/`, never doubling separators. */
+object Paths {
+  def join(base: String, segments: String*): String =
+    segments.foldLeft(stripTrailingSlash(base)) { (acc, s) =>
+      val seg = s.stripPrefix("/")
+      if (seg.isEmpty) acc else s"$acc/$seg"
+    }
+
+  def stripTrailingSlash(p: String): String =
+    if (p.length > 1 && p.endsWith("/") && !p.endsWith(":/") && !p.endsWith("://")) stripTrailingSlash(p.dropRight(1)) else p
+
+  /** The last path segment. */
+  def name(p: String): String = stripTrailingSlash(p).split('/').last
+}
+
+/**
+ * Creates [[ObjectStore]]s; serializable so that the driver can hand executors the means
+ * to open the same storage (credentials and settings included).
+ */
+trait ObjectStoreFactory extends Serializable {
+  def create(): ObjectStore
+}

@@ -1,0 +1,82 @@
+package io.sparklance.table
+
+import scala.collection.mutable
+
+import org.apache.arrow.memory.BufferAllocator
+import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
+
+import io.sparklance.format.{LanceField, LanceFileReader}
+import io.sparklance.format.read.FieldScanner
+import io.sparklance.storage.ObjectStore
+import io.sparklance.util.Errors
+
+// Spec: lance-format/lance docs/src/format/table/index.md (fragments, data files). A
+// fragment's columns may be spread over several data files (columns added later); a
+// field stored in none of them reads as nulls.
+
+/**
+ * Reads the projected top-level `fields` of one scan task in batches of at most
+ * `batchRows` rows. Each batch is a new [[VectorSchemaRoot]] owned by the caller.
+ */
+final class FragmentScanner(
+    store: ObjectStore,
+    task: ScanTask,
+    fields: IndexedSeq[LanceField],
+    batchRows: Int,
+    allocator: BufferAllocator) extends Iterator[VectorSchemaRoot] with AutoCloseable {
+
+  require(batchRows > 0, "batchRows must be positive")
+
+  private val openFiles = mutable.LinkedHashMap.empty[String, LanceFileReader]
+  private var position = task.rowStart
+
+  /** One source per projected field: a scanner, or None for a field stored in no file. */
+  private val sources: IndexedSeq[Option[FieldScanner]] =
+    try fields.map(openField)
+    catch { case t: Throwable => close(); throw t }
+
+  private def openField(field: LanceField): Option[FieldScanner] = {
+    // 2.1+ files list leaf ids only; a top-level primitive is its own leaf.
+    val leafIds = field.preOrder.map(_.id).toSet
+    task.files.find(f => leafIds.exists(id => f.columnOf(id).isDefined)).map { f =>
+      val reader = openFiles.getOrElseUpdate(f.path, LanceFileReader.open(store, f.path, Some(f.sizeBytes)))
+      if (reader.numRows != task.physicalRows)
+        throw Errors.corrupt(f.path, s"the file holds ${reader.numRows} rows but fragment ${task.fragmentId} has ${task.physicalRows}")
+      val scanner = FieldScanner.open(reader, field, f.columnOf)
+      if (task.rowStart > 0) scanner.skip(task.rowStart)
+      scanner
+    }
+  }
+
+  /** Bytes read from storage so far. */
+  def bytesRead: Long = openFiles.valuesIterator.map(_.bytesRead).sum
+
+  override def hasNext: Boolean = position < task.rowEnd
+
+  override def next(): VectorSchemaRoot = {
+    if (!hasNext) throw new NoSuchElementException("no more batches")
+    val n = math.min(batchRows.toLong, task.rowEnd - position).toInt
+    val vectors = new java.util.ArrayList[FieldVector](fields.length)
+    try {
+      fields.indices.foreach { i =>
+        val v = sources(i) match {
+          case Some(s) => s.next(n, allocator)
+          case None => NullColumns.vector(fields(i), n, allocator)
+        }
+        vectors.add(v)
+        if (v.getValueCount != n)
+          throw Errors.corrupt(task.files.headOption.map(_.path).getOrElse(s"fragment ${task.fragmentId}"),
+            s"field '${fields(i).name}' returned ${v.getValueCount} rows where $n were expected")
+      }
+    } catch { case t: Throwable => vectors.forEach(_.close()); throw t }
+    position += n
+    val root = new VectorSchemaRoot(vectors)
+    root.setRowCount(n)
+    root
+  }
+
+  override def close(): Unit = {
+    openFiles.valuesIterator.foreach(_.close())
+    openFiles.clear()
+  }
+}

@@ -1,0 +1,99 @@
+package io.sparklance.table
+
+import java.time.Instant
+
+import io.sparklance.format.{FileVersion, LanceSchema}
+
+// Spec: lance-format/lance protos/table.proto (Manifest, DataFragment, DataFile,
+// DeletionFile, BasePath) and docs/src/format/table/index.md. Plain Scala views of one
+// version of a table; table.proto.ManifestCodec builds them from the protobuf.
+
+/**
+ * One data file of a fragment: a vertical slice holding the columns of `fields`.
+ * `columnIndices(i)` is the column in the file that holds field `fields(i)` (-1: none).
+ * `baseId` uses protobuf presence: `Some(0)` is a real base path, `None` the dataset itself.
+ */
+final case class DataFile(
+    path: String,
+    fields: IndexedSeq[Int],
+    columnIndices: IndexedSeq[Int],
+    majorVersion: Int,
+    minorVersion: Int,
+    fileSizeBytes: Long,
+    baseId: Option[Int])
+
+sealed trait DeletionFileType { def extension: String }
+object DeletionFileType {
+  /** An Arrow IPC file with one `row_id: uint32` column. */
+  case object ArrowArray extends DeletionFileType { val extension = "arrow" }
+  /** A 32-bit roaring bitmap in the portable serialization. */
+  case object Bitmap extends DeletionFileType { val extension = "bin" }
+}
+
+final case class DeletionFile(
+    fileType: DeletionFileType,
+    readVersion: Long,
+    id: Long,
+    numDeletedRows: Long,
+    baseId: Option[Int]) {
+  /** File name under `_deletions/`: `{fragment_id}-{read_version}-{id}.{arrow|bin}`. */
+  def fileName(fragmentId: Long): String =
+    s"$fragmentId-$readVersion-${java.lang.Long.toUnsignedString(id)}.${fileType.extension}"
+}
+
+/** A slice of the bytes of another file holding a serialized message (external row ids). */
+final case class ExternalFile(path: String, offset: Long, size: Long)
+
+/** Where a fragment's stable row ids are stored: inline bytes or a slice of another file. */
+sealed trait RowIdSource
+object RowIdSource {
+  final case class Inline(bytes: Array[Byte]) extends RowIdSource
+  final case class External(file: ExternalFile) extends RowIdSource
+}
+
+/** A horizontal slice of the table: the same `physicalRows` rows across its data files. */
+final case class Fragment(
+    id: Long,
+    files: IndexedSeq[DataFile],
+    deletionFile: Option[DeletionFile],
+    physicalRows: Long,
+    rowIds: Option[RowIdSource]) {
+
+  /** Rows left after deletions; exact when the deletion file records its count. */
+  def liveRows: Long = physicalRows - deletionFile.map(_.numDeletedRows).getOrElse(0L)
+}
+
+/** An extra storage location (multi-base layout); `isDatasetRoot` means files sit under `data/`. */
+final case class BasePath(id: Int, name: Option[String], isDatasetRoot: Boolean, path: String)
+
+final case class WriterVersion(library: String, version: String, prerelease: Option[String])
+
+/** One version of a table. */
+final case class Manifest(
+    version: Long,
+    schema: LanceSchema,
+    fragments: IndexedSeq[Fragment],
+    readerFeatureFlags: Long,
+    writerFeatureFlags: Long,
+    maxFragmentId: Option[Long],
+    dataFormat: Option[(String, String)],
+    writerVersion: Option[WriterVersion],
+    nextRowId: Long,
+    config: Map[String, String],
+    tableMetadata: Map[String, String],
+    basePaths: IndexedSeq[BasePath],
+    branch: Option[String],
+    timestamp: Option[Instant],
+    transactionFile: Option[String],
+    indexSectionOffset: Option[Long],
+    transactionSectionOffset: Option[Long]) {
+
+  /** The data file format version of the table, from `data_format` or, if absent, its files. */
+  def fileVersion(where: String): Option[FileVersion] =
+    dataFormat.map { case (_, v) => FileVersion.fromName(v, where) }
+      .orElse(fragments.iterator.flatMap(_.files).toSeq.headOption.map(f => FileVersion.fromDataFile(where, f.majorVersion, f.minorVersion)))
+
+  def basePath(id: Int): Option[BasePath] = basePaths.find(_.id == id)
+
+  def totalPhysicalRows: Long = fragments.iterator.map(_.physicalRows).sum
+}

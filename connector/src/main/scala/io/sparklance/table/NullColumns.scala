@@ -1,0 +1,17 @@
+package io.sparklance.table
+
+import org.apache.arrow.memory.BufferAllocator
+import org.apache.arrow.vector.FieldVector
+
+import io.sparklance.format.LanceField
+
+/** All-null vectors for fields that a fragment does not store (added to the schema later). */
+object NullColumns {
+  def vector(field: LanceField, n: Int, allocator: BufferAllocator): FieldVector = {
+    val v = field.toArrow(s"field '${field.name}'").createVector(allocator)
+    v.setInitialCapacity(n)
+    v.allocateNew()
+    v.setValueCount(n) // validity buffers start zeroed: every row is null
+    v
+  }
+}

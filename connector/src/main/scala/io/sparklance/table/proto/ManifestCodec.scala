@@ -1,0 +1,83 @@
+package io.sparklance.table.proto
+
+import java.time.Instant
+
+import scala.jdk.CollectionConverters._
+
+import com.google.protobuf.InvalidProtocolBufferException
+
+import io.sparklance.format.proto.FileMetadataCodec
+import io.sparklance.table._
+import io.sparklance.util.{Bytes, Errors}
+
+// Spec: protos/lance/table.proto (Manifest, DataFragment, DataFile, DeletionFile,
+// BasePath). The only place that turns those generated classes into table.Manifest.
+
+object ManifestCodec {
+
+  def parseManifest(bytes: Bytes): Manifest = {
+    val m =
+      try TableProtos.Manifest.parseFrom(bytes.toArray)
+      catch { case e: InvalidProtocolBufferException => throw Errors.corruptProto(bytes.path, bytes.fileOffset, "Manifest", e) }
+    val where = bytes.path
+    Manifest(
+      version = m.getVersion,
+      schema = FileMetadataCodec.schema(m.getFieldsList.asScala.toSeq, m.getSchemaMetadataMap, where),
+      fragments = m.getFragmentsList.asScala.map(fragment(_, where)).toIndexedSeq,
+      readerFeatureFlags = m.getReaderFeatureFlags,
+      writerFeatureFlags = m.getWriterFeatureFlags,
+      maxFragmentId = if (m.hasMaxFragmentId) Some(m.getMaxFragmentId.toLong & 0xffffffffL) else None,
+      dataFormat = if (m.hasDataFormat) Some((m.getDataFormat.getFileFormat, m.getDataFormat.getVersion)) else None,
+      writerVersion =
+        if (m.hasWriterVersion) {
+          val w = m.getWriterVersion
+          Some(WriterVersion(w.getLibrary, w.getVersion, if (w.hasPrerelease) Some(w.getPrerelease) else None))
+        } else None,
+      nextRowId = m.getNextRowId,
+      config = m.getConfigMap.asScala.toMap,
+      tableMetadata = m.getTableMetadataMap.asScala.toMap,
+      basePaths = m.getBasePathsList.asScala.map { b =>
+        BasePath(b.getId, if (b.hasName) Some(b.getName) else None, b.getIsDatasetRoot, b.getPath)
+      }.toIndexedSeq,
+      branch = if (m.hasBranch) Some(m.getBranch) else None,
+      timestamp = if (m.hasTimestamp) Some(Instant.ofEpochSecond(m.getTimestamp.getSeconds, m.getTimestamp.getNanos)) else None,
+      transactionFile = Option(m.getTransactionFile).filter(_.nonEmpty),
+      indexSectionOffset = if (m.hasIndexSection) Some(m.getIndexSection) else None,
+      // pylance 14 writes the inline transaction's offset in field 23; older writers used 21.
+      transactionSectionOffset =
+        if (m.hasTransactionSection) Some(m.getTransactionSection)
+        else if (m.hasTransactionSectionV1) Some(m.getTransactionSectionV1)
+        else None)
+  }
+
+  private def fragment(f: TableProtos.DataFragment, where: String): Fragment = {
+    if (f.getOverlaysCount > 0)
+      throw Errors.unsupported(s"overlay files (fragment ${f.getId})", where)
+    Fragment(
+      id = f.getId,
+      files = f.getFilesList.asScala.map { d =>
+        DataFile(d.getPath, d.getFieldsList.asScala.map(_.intValue).toIndexedSeq,
+          d.getColumnIndicesList.asScala.map(_.intValue).toIndexedSeq,
+          d.getFileMajorVersion, d.getFileMinorVersion, d.getFileSizeBytes,
+          if (d.hasBaseId) Some(d.getBaseId) else None)
+      }.toIndexedSeq,
+      deletionFile =
+        if (f.hasDeletionFile) {
+          val d = f.getDeletionFile
+          val kind = d.getFileType match {
+            case TableProtos.DeletionFile.DeletionFileType.ARROW_ARRAY => DeletionFileType.ArrowArray
+            case TableProtos.DeletionFile.DeletionFileType.BITMAP => DeletionFileType.Bitmap
+            case other => throw Errors.unsupported(s"deletion file type $other", where)
+          }
+          Some(DeletionFile(kind, d.getReadVersion, d.getId, d.getNumDeletedRows, if (d.hasBaseId) Some(d.getBaseId) else None))
+        } else None,
+      physicalRows = f.getPhysicalRows,
+      rowIds = f.getRowIdSequenceCase match {
+        case TableProtos.DataFragment.RowIdSequenceCase.INLINE_ROW_IDS => Some(RowIdSource.Inline(f.getInlineRowIds.toByteArray))
+        case TableProtos.DataFragment.RowIdSequenceCase.EXTERNAL_ROW_IDS =>
+          val e = f.getExternalRowIds
+          Some(RowIdSource.External(ExternalFile(e.getPath, e.getOffset, e.getSize)))
+        case _ => None
+      })
+  }
+}

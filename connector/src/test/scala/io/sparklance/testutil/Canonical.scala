@@ -1,0 +1,57 @@
+package io.sparklance.testutil
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.arrow.vector._
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types._
+
+/**
+ * Cell values in one comparable form, whether they come from an Arrow vector (ours or
+ * pylance's) or from a Spark InternalRow: floats by their bits (so NaN and -0.0 compare
+ * exactly), strings as String, binaries as byte sequences, dates as days, timestamps as
+ * microseconds.
+ */
+object Canonical {
+  final case class FloatBits(bits: Int)
+  final case class DoubleBits(bits: Long)
+
+  def rows(root: VectorSchemaRoot): IndexedSeq[IndexedSeq[Any]] = {
+    val vectors = root.getFieldVectors.asScala.toIndexedSeq
+    (0 until root.getRowCount).map(i => vectors.map(v => cell(v, i)))
+  }
+
+  def cell(v: FieldVector, i: Int): Any =
+    if (v.isNull(i)) null
+    else v match {
+      case b: BitVector => b.get(i) == 1
+      case f: Float4Vector => FloatBits(java.lang.Float.floatToRawIntBits(f.get(i)))
+      case d: Float8Vector => DoubleBits(java.lang.Double.doubleToRawLongBits(d.get(i)))
+      case s: VarCharVector => new String(s.get(i), UTF_8)
+      case s: LargeVarCharVector => new String(s.get(i), UTF_8)
+      case b: VarBinaryVector => b.get(i).toSeq
+      case b: LargeVarBinaryVector => b.get(i).toSeq
+      case d: DateDayVector => d.get(i)
+      case t: TimeStampVector => t.get(i)
+      case other => other.getObject(i)
+    }
+
+  def fromSpark(row: InternalRow, schema: StructType): IndexedSeq[Any] =
+    schema.fields.indices.map { i =>
+      if (row.isNullAt(i)) null
+      else schema.fields(i).dataType match {
+        case BooleanType => row.getBoolean(i)
+        case ByteType => row.getByte(i)
+        case ShortType => row.getShort(i)
+        case IntegerType | DateType => row.getInt(i)
+        case LongType | TimestampType | TimestampNTZType => row.getLong(i)
+        case FloatType => FloatBits(java.lang.Float.floatToRawIntBits(row.getFloat(i)))
+        case DoubleType => DoubleBits(java.lang.Double.doubleToRawLongBits(row.getDouble(i)))
+        case StringType => row.getUTF8String(i).toString
+        case BinaryType => row.getBinary(i).toSeq
+        case other => throw new IllegalArgumentException(s"no canonical form for $other")
+      }
+    }
+}

@@ -1,0 +1,516 @@
+#!/usr/bin/env python3
+"""Golden Lance datasets, written by pinned pylance, with what pylance reads back from them.
+
+Usage:  python dev/golden/generate.py [--out target/golden] [--force] [--list]
+
+Layout of <out> (default <repo>/target/golden):
+
+    .stamp                          sha256 of this file + library versions ("up to date" if equal)
+    index.json                      every dataset, in registry order
+    <name>/dataset/                 the Lance dataset as pylance wrote it
+    <name>/expected/v<N>.arrow      Arrow IPC *file*: lance.dataset(uri, version=N).to_table()
+    <name>/info.json                name, description, versions, latest, data_storage_version,
+                                    rows and fragments (both keyed by version)
+
+One function per dataset, registered with @golden_table, in the manner of delta-io/delta
+connectors/golden-tables/src/test/scala/io/delta/golden/GoldenTables.scala. The function only
+writes the dataset; `generate_one` then records every version it finds, so a new dataset needs
+nothing but a new function. Never edit the output by hand: change this file and re-run.
+
+Upstream specs the datasets exercise: lance-format/lance docs/src/format/table/index.md and
+versioning.md (manifests, fragments, versions, V1/V2 manifest names) and
+docs/src/format/file/encoding.md (the 2.0/2.1/2.2 page encodings: mini-block, full-zip,
+constant, dictionary, FSST, bitpacking, RLE).
+
+Determinism: every value comes from a numpy Generator with a fixed seed (none from the clock),
+so expected/*.arrow, info.json and index.json are byte-identical between runs. The datasets
+themselves are not: Lance data file names contain random bits and manifests carry the
+wall-clock commit time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import inspect
+import json
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import lance
+import numpy as np
+import pyarrow as pa
+
+# pylance is the oracle: a different version may choose different encodings or read differently,
+# which would silently change what the Scala tests assert. Keep in step with
+# python/requirements-dev.txt.
+PYLANCE_VERSION = "14.0.2"
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_OUT = REPO_ROOT / "target" / "golden"
+STAMP_NAME = ".stamp"
+
+# Rows per record batch in expected/*.arrow. Fixed, so that the files do not depend on how
+# pylance happened to batch its scan (only the contents are pylance's).
+EXPECTED_BATCH_ROWS = 10_000
+
+
+# --------------------------------------------------------------------------------------------
+# Registry
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GoldenTable:
+    name: str
+    description: str
+    write: Callable[[str], None]  # writes every version of the dataset at the given URI
+
+
+GOLDEN_TABLES: list[GoldenTable] = []
+
+
+def golden_table(fn: Callable[[str], None]) -> Callable[[str], None]:
+    """Registers `fn` as the generator of the dataset named like the function.
+
+    Its docstring becomes the dataset's description in info.json and index.json.
+    """
+    if not fn.__doc__:
+        raise ValueError(f"golden table {fn.__name__} needs a docstring saying what it exercises")
+    if any(t.name == fn.__name__ for t in GOLDEN_TABLES):
+        raise ValueError(f"golden table {fn.__name__} registered twice")
+    paragraphs = inspect.cleandoc(fn.__doc__).split("\n\n")
+    description = "\n\n".join(" ".join(p.split()) for p in paragraphs)  # unwrap the lines
+    GOLDEN_TABLES.append(GoldenTable(fn.__name__, description, fn))
+    return fn
+
+
+# --------------------------------------------------------------------------------------------
+# Column helpers. Each takes the Generator first and draws from it in a fixed order, so a
+# dataset is a pure function of its seed. `null_frac` is the probability of a null per row.
+# --------------------------------------------------------------------------------------------
+
+
+def null_mask(rng: np.random.Generator, n: int, null_frac: float) -> np.ndarray | None:
+    """True where the row is null; None (no draw) when the column has no nulls."""
+    if null_frac <= 0:
+        return None
+    return rng.random(n) < null_frac
+
+
+def sprinkle(rng: np.random.Generator, values: np.ndarray, specials: list, frac: float) -> None:
+    """Overwrites about `frac` of `values` in place with values picked from `specials`."""
+    if frac <= 0 or not specials:
+        return
+    pos = np.flatnonzero(rng.random(len(values)) < frac)
+    pool = np.array(specials, dtype=values.dtype)
+    values[pos] = pool[rng.integers(0, len(pool), len(pos))]
+
+
+def random_bools(rng: np.random.Generator, n: int, null_frac: float = 0.0) -> pa.Array:
+    values = rng.random(n) < 0.5
+    return pa.array(values, pa.bool_(), mask=null_mask(rng, n, null_frac))
+
+
+def random_ints(
+    rng: np.random.Generator,
+    n: int,
+    type_: pa.DataType,
+    null_frac: float = 0.0,
+    low: int | None = None,
+    high: int | None = None,
+    edge_frac: float = 0.02,
+) -> pa.Array:
+    """Uniform integers in [low, high] (default: the type's whole range, so half are negative).
+
+    About `edge_frac` of the rows are the extremes, 0, 1 or -1, which catch sign-extension and
+    overflow mistakes in a decoder.
+    """
+    dtype = np.dtype(type_.to_pandas_dtype())
+    info = np.iinfo(dtype)
+    low = int(info.min) if low is None else low
+    high = int(info.max) if high is None else high
+    values = rng.integers(low, high, size=n, dtype=dtype, endpoint=True)
+    edges = sorted({v for v in (low, high, 0, 1, -1) if low <= v <= high})
+    sprinkle(rng, values, edges, edge_frac)
+    return pa.array(values, type_, mask=null_mask(rng, n, null_frac))
+
+
+def random_floats(
+    rng: np.random.Generator,
+    n: int,
+    type_: pa.DataType,
+    null_frac: float = 0.0,
+    special_frac: float = 0.05,
+) -> pa.Array:
+    """Signed values spanning many magnitudes, with NaN, -0.0, +/-inf, the finite extremes
+    and a subnormal sprinkled in (about `special_frac` of the rows)."""
+    dtype = np.dtype(type_.to_pandas_dtype())
+    info = np.finfo(dtype)
+    magnitudes = 10.0 ** rng.integers(-6, 7, n)
+    values = (rng.standard_normal(n) * magnitudes).astype(dtype)
+    specials = [np.nan, -0.0, 0.0, np.inf, -np.inf, info.max, info.min, info.smallest_subnormal]
+    sprinkle(rng, values, specials, special_frac)
+    return pa.array(values, type_, mask=null_mask(rng, n, null_frac))
+
+
+# ASCII, 2-, 3- and 4-byte UTF-8 characters (the last two rows are outside the BMP, so they are
+# surrogate pairs in a JVM String).
+STRING_ALPHABET: list[str] = (
+    list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-.,;:!?/\t")
+    + ["é", "ß", "ñ", "Ω", "ж", "€", "中", "文", "字", "日", "本"]
+    + ["😀", "🚀", "𝄞"]
+)
+
+
+def random_strings(
+    rng: np.random.Generator,
+    n: int,
+    null_frac: float = 0.0,
+    min_len: int = 0,
+    max_len: int = 16,
+    empty_frac: float = 0.05,
+    alphabet: list[str] = STRING_ALPHABET,
+) -> pa.Array:
+    """Strings of min_len..max_len characters (not bytes) drawn from `alphabet`; about
+    `empty_frac` of them are empty, which a reader must keep distinct from null."""
+    mask = null_mask(rng, n, null_frac)
+    lengths = rng.integers(min_len, max_len, size=n, endpoint=True)
+    if empty_frac > 0:
+        lengths[rng.random(n) < empty_frac] = 0
+    if mask is not None:
+        lengths[mask] = 0  # draw no characters for null rows (long_string_col is 98% null)
+    chars = np.array(alphabet, dtype=object)[rng.integers(0, len(alphabet), int(lengths.sum()))]
+    ends = np.cumsum(lengths)
+    values = ["".join(chars[end - length : end]) for end, length in zip(ends, lengths)]
+    return pa.array(values, pa.string(), mask=mask)
+
+
+def random_binaries(
+    rng: np.random.Generator,
+    n: int,
+    null_frac: float = 0.0,
+    max_len: int = 24,
+    empty_frac: float = 0.05,
+) -> pa.Array:
+    """Arbitrary bytes (including 0x00 and invalid UTF-8); about `empty_frac` are empty."""
+    mask = null_mask(rng, n, null_frac)
+    lengths = rng.integers(0, max_len, size=n, endpoint=True)
+    if empty_frac > 0:
+        lengths[rng.random(n) < empty_frac] = 0
+    if mask is not None:
+        lengths[mask] = 0
+    blob = rng.bytes(int(lengths.sum()))
+    ends = np.cumsum(lengths)
+    values = [blob[end - length : end] for end, length in zip(ends, lengths)]
+    return pa.array(values, pa.binary(), mask=mask)
+
+
+def choice_strings(
+    rng: np.random.Generator, n: int, choices: list[str], null_frac: float = 0.0
+) -> pa.Array:
+    """Strings picked from a small set: low cardinality, so pylance dictionary-encodes them."""
+    values = np.array(choices, dtype=object)[rng.integers(0, len(choices), n)]
+    return pa.array(values.tolist(), pa.string(), mask=null_mask(rng, n, null_frac))
+
+
+# Dates and timestamps stay within 1901..2099: wide enough for negative (pre-1970) values, and
+# clear of the Julian/Gregorian switch that Spark rebases for old Parquet files.
+_EPOCH_DAY_LOW = int(np.datetime64("1901-01-01", "D").astype(np.int64))
+_EPOCH_DAY_HIGH = int(np.datetime64("2099-12-31", "D").astype(np.int64))
+_MICROS_PER_DAY = 86_400_000_000
+
+
+def random_dates(rng: np.random.Generator, n: int, null_frac: float = 0.0) -> pa.Array:
+    """date32 between 1901 and 2099, with the epoch and the day before it sprinkled in."""
+    days = rng.integers(_EPOCH_DAY_LOW, _EPOCH_DAY_HIGH, size=n, dtype=np.int64, endpoint=True)
+    sprinkle(rng, days, [0, -1], 0.02)
+    return pa.array(days.astype("datetime64[D]"), pa.date32(), mask=null_mask(rng, n, null_frac))
+
+
+def random_timestamps(
+    rng: np.random.Generator, n: int, tz: str | None = None, null_frac: float = 0.0
+) -> pa.Array:
+    """timestamp[us] between 1901 and 2099 with sub-second digits. The epoch and one
+    microsecond before it are sprinkled in: floor division of negative values is a classic
+    off-by-one when converting to seconds + nanos."""
+    micros = rng.integers(
+        _EPOCH_DAY_LOW * _MICROS_PER_DAY,
+        (_EPOCH_DAY_HIGH + 1) * _MICROS_PER_DAY - 1,
+        size=n,
+        dtype=np.int64,
+        endpoint=True,
+    )
+    sprinkle(rng, micros, [0, -1, 946_684_800_000_000], 0.02)  # 1970-01-01, -1 us, 2000-01-01
+    type_ = pa.timestamp("us", tz=tz)
+    return pa.array(micros.astype("datetime64[us]"), type_, mask=null_mask(rng, n, null_frac))
+
+
+def basic_columns(rng: np.random.Generator, n: int, null_frac: float = 0.1) -> dict[str, pa.Array]:
+    """The 12 columns shared by basic_types and its relatives, in schema order."""
+    return {
+        "bool_col": random_bools(rng, n, null_frac),
+        "int8_col": random_ints(rng, n, pa.int8(), null_frac),
+        "int16_col": random_ints(rng, n, pa.int16(), null_frac),
+        "int32_col": random_ints(rng, n, pa.int32(), null_frac),
+        "int64_col": random_ints(rng, n, pa.int64(), null_frac),
+        "float32_col": random_floats(rng, n, pa.float32(), null_frac),
+        "float64_col": random_floats(rng, n, pa.float64(), null_frac),
+        "string_col": random_strings(rng, n, null_frac),
+        "binary_col": random_binaries(rng, n, null_frac),
+        "date32_col": random_dates(rng, n, null_frac),
+        "ts_us_col": random_timestamps(rng, n, None, null_frac),
+        "ts_us_utc_col": random_timestamps(rng, n, "UTC", null_frac),
+    }
+
+
+def basic_table(rng: np.random.Generator, n: int, null_frac: float = 0.1) -> pa.Table:
+    return pa.table(basic_columns(rng, n, null_frac))
+
+
+# --------------------------------------------------------------------------------------------
+# Datasets. Each function writes all versions of one dataset to `uri`; keep seeds unique unless
+# two datasets are meant to hold the same rows (and say so).
+# --------------------------------------------------------------------------------------------
+
+BASIC_SEED = 1001
+
+
+def _write_basic_versions(uri: str, rows_per_version: list[int], **create_kwargs) -> None:
+    """basic_types' recipe: create with the first count (1000 rows per fragment), then one
+    append per further count. Same seed, so every user of it writes the same rows."""
+    rng = np.random.default_rng(BASIC_SEED)
+    first, *appends = rows_per_version
+    lance.write_dataset(basic_table(rng, first), uri, max_rows_per_file=1000, **create_kwargs)
+    for n in appends:
+        lance.write_dataset(basic_table(rng, n), uri, mode="append")
+
+
+@golden_table
+def basic_types(uri: str) -> None:
+    """The primitive types the reader supports first, in the default format (2.2), with about
+    10% nulls per column: bool, int8..int64 (full range, extremes), float32/64 (NaN, -0.0,
+    +/-inf, subnormal), unicode strings and binary (empty values distinct from null), date32,
+    timestamp[us] without and with tz=UTC (pre-1970 values). Three versions: v1 creates 3000
+    rows in 3 fragments (max_rows_per_file=1000), v2 appends 1500 rows, v3 appends 700 rows,
+    so time travel must see 3000, 4500 and 5200 rows."""
+    _write_basic_versions(uri, [3000, 1500, 700])
+
+
+@golden_table
+def basic_types_large(uri: str) -> None:
+    """120,000 rows in 2 fragments of 60,000 (one version, format 2.2), shaped so pylance picks
+    a variety of page encodings. The 12 basic_types columns (10% nulls) come first, then:
+    id (sorted int64: inline bitpacking), small_int32_col (0..15: bitpacking),
+    small_int32_nullable_col (0..4095, 10% nulls: bitpacking plus definition levels),
+    small_range_int64_col (1000 distinct values: dictionary of integers), runs_int32_col (runs of
+    200 equal values: RLE), category_col (8 words, 10% nulls: string dictionary, lz4-wrapped in
+    2.2), url_col (~45-byte URLs: FSST), const_int32_col (constant layout with an inline value),
+    const_string_col (constant layout with the value in a page buffer), all_null_int32_col
+    (constant layout, all null) and long_string_col (98% null, the rest 300..600 characters:
+    full-zip layout). Run dev/golden/check.py on it to see what was actually chosen."""
+    rng = np.random.default_rng(2002)
+    n = 120_000
+    hosts = ["example.com", "lance.dev", "data.example.org", "spark.apache.org", "github.com"]
+    host_idx = rng.integers(0, len(hosts), n)
+    page_ids = rng.integers(0, 1_000_000, n)
+    item_ids = rng.integers(0, 100_000, n)
+    urls = [
+        f"https://{hosts[h]}/p/{p:06d}/item?id={i}" for h, p, i in zip(host_idx, page_ids, item_ids)
+    ]
+    runs = np.repeat(rng.integers(-1000, 1000, n // 200, dtype=np.int32, endpoint=True), 200)
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+    columns = basic_columns(rng, n, null_frac=0.1)
+    columns |= {
+        "id": pa.array(np.arange(n, dtype=np.int64)),
+        "small_int32_col": random_ints(rng, n, pa.int32(), low=0, high=15, edge_frac=0),
+        "small_int32_nullable_col": random_ints(
+            rng, n, pa.int32(), null_frac=0.1, low=0, high=4095, edge_frac=0
+        ),
+        "small_range_int64_col": random_ints(rng, n, pa.int64(), low=-500, high=499, edge_frac=0),
+        "runs_int32_col": pa.array(runs, pa.int32()),
+        "category_col": choice_strings(rng, n, words, null_frac=0.1),
+        "url_col": pa.array(urls, pa.string(), mask=null_mask(rng, n, 0.1)),
+        "const_int32_col": pa.repeat(pa.scalar(42, pa.int32()), n),
+        "const_string_col": pa.repeat(pa.scalar("same", pa.string()), n),
+        "all_null_int32_col": pa.nulls(n, pa.int32()),
+        "long_string_col": random_strings(
+            rng, n, null_frac=0.98, min_len=300, max_len=600, empty_frac=0
+        ),
+    }
+    lance.write_dataset(pa.table(columns), uri, max_rows_per_file=60_000)
+
+
+@golden_table
+def no_nulls(uri: str) -> None:
+    """The 12 basic_types columns (still declared nullable) without a single null, so every
+    page has the all-valid layer and no definition levels. v1 creates 5000 rows; v2 replaces
+    them (mode="overwrite") with 5000 different rows, so v1 must still read the old rows."""
+    rng = np.random.default_rng(3003)
+    lance.write_dataset(basic_table(rng, 5000, null_frac=0.0), uri)
+    lance.write_dataset(basic_table(rng, 5000, null_frac=0.0), uri, mode="overwrite")
+
+
+@golden_table
+def projection_and_count(uri: str) -> None:
+    """Ten hand-written rows a quickstart or test can assert literally: id int64 0..9, name
+    string, score float64; 2 fragments of 5 rows, one version. For projection (select one
+    column, reorder columns), count(*) and simple filters."""
+    names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy"]
+    table = pa.table(
+        {
+            "id": pa.array(range(10), pa.int64()),
+            "name": pa.array(names, pa.string()),
+            "score": pa.array([i * 10 + 0.5 for i in range(10)], pa.float64()),  # 0.5 .. 90.5
+        }
+    )
+    lance.write_dataset(table, uri, max_rows_per_file=5)
+
+
+@golden_table
+def legacy_manifest_names(uri: str) -> None:
+    """basic_types' first two versions (same seed, so identical rows) written with
+    enable_v2_manifest_paths=False: manifests are _versions/1.manifest and 2.manifest instead of
+    the default zero-padded u64::MAX - version names. v1 has 3000 rows, v2 appends 1500."""
+    _write_basic_versions(uri, [3000, 1500], enable_v2_manifest_paths=False)
+
+
+@golden_table
+def format_v2_0(uri: str) -> None:
+    """basic_types' v1 (3000 rows, 3 fragments, identical rows) in file format 2.0: footer
+    version 0.3, ArrayEncoding pages, one column per field. The reader may reject it with
+    UnsupportedFeature until 2.0 is implemented."""
+    _write_basic_versions(uri, [3000], data_storage_version="2.0")
+
+
+@golden_table
+def format_v2_1(uri: str) -> None:
+    """basic_types' v1 (3000 rows, 3 fragments, identical rows) in file format 2.1: the same
+    page layouts as 2.2 but with has_large_chunk unset (u16 mini-block chunk sizes); 2.1 also
+    lacks the constant layout and lz4 around dictionaries, which these columns do not reach.
+    The reader may reject it until 2.1 is implemented."""
+    _write_basic_versions(uri, [3000], data_storage_version="2.1")
+
+
+# --------------------------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------------------------
+
+
+def write_expected(table: pa.Table, path: Path) -> None:
+    """Arrow IPC file (not stream) with pylance's schema, column order and row order."""
+    table = table.combine_chunks()
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table, max_chunksize=EXPECTED_BATCH_ROWS)
+
+
+def generate_one(golden: GoldenTable, out: Path) -> dict:
+    """Writes one dataset, then what pylance reads at each of its versions."""
+    root = out / golden.name
+    uri = str(root / "dataset")
+    expected = root / "expected"
+    expected.mkdir(parents=True)
+    golden.write(uri)
+
+    ds = lance.dataset(uri)
+    versions = sorted(v["version"] for v in ds.versions())
+    rows: dict[str, int] = {}
+    fragments: dict[str, int] = {}
+    for v in versions:
+        at = lance.dataset(uri, version=v)
+        table = at.to_table()
+        if table.num_rows != at.count_rows():
+            raise RuntimeError(f"{golden.name} v{v}: to_table() and count_rows() disagree")
+        write_expected(table, expected / f"v{v}.arrow")
+        rows[str(v)] = table.num_rows
+        fragments[str(v)] = len(at.get_fragments())
+
+    info = {
+        "name": golden.name,
+        "description": golden.description,
+        "versions": versions,
+        "latest": ds.version,
+        "data_storage_version": ds.data_storage_version,
+        "rows": rows,
+        "fragments": fragments,
+    }
+    (root / "info.json").write_text(json.dumps(info, indent=2) + "\n")
+    return info
+
+
+def stamp_text() -> str:
+    """What the output was built from. numpy and pyarrow are included because they make the
+    random values and write the .arrow files."""
+    source = Path(__file__).read_bytes()
+    return (
+        f"generator_sha256={hashlib.sha256(source).hexdigest()}\n"
+        f"pylance={lance.__version__}\n"
+        f"pyarrow={pa.__version__}\n"
+        f"numpy={np.__version__}\n"
+    )
+
+
+def prepare_out(out: Path) -> None:
+    """Wipes <out>, but only if it is empty or was made by this script (has a .stamp), so a
+    mistyped --out cannot delete anything else."""
+    if out.exists():
+        if any(out.iterdir()) and not (out / STAMP_NAME).is_file():
+            sys.exit(f"error: {out} is not empty and has no {STAMP_NAME}; refusing to delete it")
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    # A stamp that never matches: marks the directory as ours while it is incomplete.
+    (out / STAMP_NAME).write_text("incomplete\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT}")
+    parser.add_argument("--force", action="store_true", help="regenerate even if up to date")
+    parser.add_argument("--list", action="store_true", help="list the datasets and exit")
+    args = parser.parse_args(argv)
+
+    if lance.__version__ != PYLANCE_VERSION:
+        sys.exit(
+            f"error: golden data must be written by pylance=={PYLANCE_VERSION}, but "
+            f"lance.__version__ is {lance.__version__}. Use the project venv: "
+            f"pip install -r python/requirements-dev.txt"
+        )
+
+    if args.list:
+        for golden in GOLDEN_TABLES:
+            print(f"{golden.name}\n    {golden.description}\n")
+        return 0
+
+    out: Path = args.out.resolve()
+    stamp = stamp_text()
+    stamp_path = out / STAMP_NAME
+    if not args.force and stamp_path.is_file() and stamp_path.read_text() == stamp:
+        print(f"golden data in {out} is up to date (use --force to regenerate)")
+        return 0
+
+    started = time.monotonic()
+    prepare_out(out)
+    index = []
+    for golden in GOLDEN_TABLES:
+        t0 = time.monotonic()
+        info = generate_one(golden, out)
+        keys = ("name", "description", "versions", "latest", "data_storage_version", "rows")
+        index.append({"path": golden.name} | {k: info[k] for k in keys})
+        print(
+            f"{golden.name}: versions {info['versions']}, rows {info['rows']} "
+            f"({time.monotonic() - t0:.1f}s)"
+        )
+    (out / "index.json").write_text(
+        json.dumps({"pylance": PYLANCE_VERSION, "datasets": index}, indent=2) + "\n"
+    )
+    stamp_path.write_text(stamp)  # last: only a complete run counts as up to date
+    print(f"wrote {len(index)} datasets to {out} in {time.monotonic() - started:.1f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

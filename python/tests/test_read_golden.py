@@ -1,0 +1,106 @@
+"""Reading pylance-written datasets through PySpark returns exactly what pylance returns."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from conftest import dataset_info
+
+
+def _comparable(col: pa.ChunkedArray) -> list:
+    """Values in a form where equal means identical: floats by bits, temporals as integers."""
+    col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    t = col.type
+    if pa.types.is_floating(t):
+        width = {32: np.uint32, 64: np.uint64}[t.bit_width]
+        bits = col.fill_null(0).to_numpy(zero_copy_only=False).view(width)
+        valid = col.is_valid().to_pylist()
+        return [int(b) if ok else None for b, ok in zip(bits, valid)]
+    if pa.types.is_timestamp(t) or pa.types.is_date(t):
+        return pc.cast(col, pa.int64() if pa.types.is_timestamp(t) else pa.int32()).to_pylist()
+    if pa.types.is_large_string(t):
+        col = pc.cast(col, pa.string())
+    if pa.types.is_large_binary(t):
+        col = pc.cast(col, pa.binary())
+    return col.to_pylist()
+
+
+def _assert_same(actual: pa.Table, expected: pa.Table, what: str) -> None:
+    assert actual.column_names == expected.column_names, what
+    assert actual.num_rows == expected.num_rows, what
+    for name in expected.column_names:
+        a = _comparable(actual.column(name))
+        e = _comparable(expected.column(name))
+        if a != e:
+            bad = next(i for i, (x, y) in enumerate(zip(a, e)) if x != y)
+            pytest.fail(f"{what}: column {name} row {bad}: spark {a[bad]!r} vs pylance {e[bad]!r}")
+
+
+@pytest.mark.parametrize("name", ["basic_types", "basic_types_large", "no_nulls", "projection_and_count", "legacy_manifest_names"])
+def test_every_version_equals_pylance(spark, golden, name):
+    info = dataset_info(golden, name)
+    uri = str(golden / name / "dataset")
+    for version in info["versions"]:
+        expected = pa.ipc.open_file(golden / name / "expected" / f"v{version}.arrow").read_all()
+        df = spark.read.format("lance").option("version", version).load(uri)
+        _assert_same(df.toArrow(), expected, f"{name} v{version}")
+    latest = pa.ipc.open_file(golden / name / "expected" / f"v{info['latest']}.arrow").read_all()
+    _assert_same(spark.read.format("lance").load(uri).toArrow(), latest, f"{name} latest")
+
+
+def test_count_and_projection(spark, golden):
+    uri = str(golden / "projection_and_count" / "dataset")
+    df = spark.read.format("lance").load(uri)
+    assert df.count() == 10
+    rows = df.select("score", "id").orderBy("id").collect()
+    assert [r.id for r in rows] == list(range(10))
+    assert [r.score for r in rows] == [0.5 + 10 * i for i in range(10)]
+    assert df.where("id >= 7").count() == 3
+
+
+def test_count_of_every_version(spark, golden):
+    info = dataset_info(golden, "basic_types")
+    uri = str(golden / "basic_types" / "dataset")
+    for version in info["versions"]:
+        n = spark.read.format("lance").option("version", version).load(uri).count()
+        assert n == info["rows"][str(version)]
+
+
+def test_not_a_dataset(spark, tmp_path):
+    with pytest.raises(Exception, match="LANCE_DATASET_NOT_FOUND"):
+        spark.read.format("lance").load(str(tmp_path / "nothing-here")).count()
+
+
+def test_parquet_folder_is_named(spark, tmp_path):
+    spark.range(3).write.parquet(str(tmp_path / "pq"))
+    with pytest.raises(Exception, match="Parquet"):
+        spark.read.format("lance").load(str(tmp_path / "pq")).count()
+
+
+def test_truncated_manifest(spark, golden, tmp_path):
+    src = golden / "projection_and_count" / "dataset"
+    dst = tmp_path / "copy"
+    shutil.copytree(src, dst)
+    manifest = max((dst / "_versions").glob("*.manifest"))
+    data = manifest.read_bytes()
+    manifest.write_bytes(data[: len(data) // 2])
+    with pytest.raises(Exception, match="LANCE_CORRUPT_FILE"):
+        spark.read.format("lance").load(str(dst)).count()
+
+
+def test_missing_version_lists_existing(spark, golden):
+    uri = str(golden / "basic_types" / "dataset")
+    with pytest.raises(Exception, match=r"LANCE_VERSION_NOT_FOUND.*1, 2, 3"):
+        spark.read.format("lance").option("version", 42).load(uri).count()
+
+
+def test_bad_option_is_named(spark, golden):
+    uri = str(golden / "basic_types" / "dataset")
+    with pytest.raises(Exception, match="LANCE_INVALID_OPTION.*batchSize"):
+        spark.read.format("lance").option("batchSize", "lots").load(uri).count()
