@@ -19,6 +19,7 @@ import pyspark_lance
 
 def main() -> None:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     with tempfile.TemporaryDirectory(prefix="spark-lance-demo-") as tmp:
         uri = os.path.join(tmp, "people.lance")
 

@@ -19,6 +19,7 @@ GOLDEN = Path(os.environ.get("SPARK_LANCE_GOLDEN", REPO / "target" / "golden"))
 @pytest.fixture(scope="session")
 def spark() -> SparkSession:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("pyspark-lance-tests")

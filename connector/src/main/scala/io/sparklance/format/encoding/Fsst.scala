@@ -20,10 +20,9 @@ import java.nio.{ByteBuffer, ByteOrder}
 
 import io.sparklance.util.{Bytes, Errors}
 
-/** A parsed, validated FSST symbol table; `path` and `fileOffset` locate it for error messages. */
+/** A parsed, validated FSST symbol table; `path` names its page for error messages. */
 final class FsstSymbolTable private[encoding] (
     val path: String,
-    val fileOffset: Long,
     val encoderSwitch: Boolean,
     val numSymbols: Int,
     private[encoding] val symbols: Array[Long],
@@ -44,18 +43,23 @@ object Fsst {
   final val MaxSymbolLength = 8
   private final val Magic = 0x46535354L
 
-  /** Parses a table held in an encoding description; `where` names the page for errors. */
+  /**
+   * Parses a table held in an encoding description (a protobuf bytes field, so it has no file
+   * offset of its own); `where` names the page for errors.
+   */
   def parseSymbolTable(table: Array[Byte], where: String): FsstSymbolTable =
-    parseSymbolTable(Bytes.wrap(where, 0, table))
+    parse(Bytes.wrap(where, 0, table), (off, detail) => Errors.corrupt(where, s"$detail (byte $off of the FSST symbol table)"))
 
-  def parseSymbolTable(table: Bytes): FsstSymbolTable = {
+  /** Parses a table read from a file. */
+  def parseSymbolTable(table: Bytes): FsstSymbolTable =
+    parse(table, (off, detail) => Errors.corrupt(table.path, table.fileOffset + off, detail))
+
+  private def parse(table: Bytes, corrupt: (Long, String) => Exception): FsstSymbolTable = {
     if (table.length != SymbolTableBytes)
-      throw Errors.corrupt(table.path, table.fileOffset,
-        s"FSST symbol table is ${table.length} bytes; Lance always writes $SymbolTableBytes")
+      throw corrupt(0, s"FSST symbol table is ${table.length} bytes; Lance always writes $SymbolTableBytes")
     val header = table.i64(0)
     if ((header >>> 32) != Magic)
-      throw Errors.corrupt(table.path, table.fileOffset,
-        s"FSST symbol table header 0x${header.toHexString} does not carry the magic \"FSST\" (0x${Magic.toHexString}) in its high half")
+      throw corrupt(0, s"FSST symbol table header 0x${header.toHexString} does not carry the magic \"FSST\" (0x${Magic.toHexString}) in its high half")
     // Bit 24 alone is the switch, as in the Rust decoder; the other bits of that byte are unused.
     val encoderSwitch = (header & (1L << 24)) != 0
     // A u8, so at most 255: code 255 is always the escape and never a symbol.
@@ -68,11 +72,10 @@ object Fsst {
       lengths(i) = table.u8(8 + 8L * n + i)
       // A verbatim page never looks at the symbols, so only a table in use must be well formed.
       if (encoderSwitch && (lengths(i) < 1 || lengths(i) > MaxSymbolLength))
-        throw Errors.corrupt(table.path, table.fileOffset + 8 + 8L * n + i,
-          s"FSST symbol $i has length ${lengths(i)}; symbols are 1..$MaxSymbolLength bytes")
+        throw corrupt(8 + 8L * n + i, s"FSST symbol $i has length ${lengths(i)}; symbols are 1..$MaxSymbolLength bytes")
       i += 1
     }
-    new FsstSymbolTable(table.path, table.fileOffset, encoderSwitch, n, symbols, lengths)
+    new FsstSymbolTable(table.path, encoderSwitch, n, symbols, lengths)
   }
 
   /** Decompresses every value of `compressed`. */

@@ -5,8 +5,8 @@
 // Byte formats:
 //  * zstd: `[u64 LE uncompressed length][zstd frame]`. Older writers stored a bare frame; the Rust
 //    reader recognises it by the frame magic 0xFD2FB528 with the reserved bit (0x10) of the frame
-//    header descriptor clear, which a length prefix beginning with the same four bytes cannot
-//    also satisfy for real data sizes. Empty input decodes to nothing.
+//    header descriptor clear. A length prefix could only begin with those bytes for a buffer of
+//    more than 4 GiB, so the test is safe in practice. Empty input decodes to nothing.
 //  * lz4: `[u32 LE uncompressed length][raw LZ4 block]` (the lz4 crate's `prepend_size`).
 // Every declared length is checked against the caller's limit before any allocation, and the
 // decompressed size must equal the declared one.

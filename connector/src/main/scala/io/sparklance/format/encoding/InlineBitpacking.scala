@@ -41,7 +41,7 @@ object InlineBitpacking {
   private def decode(k: WordKind, src: Bytes, numValues: Int): AnyRef = {
     if (numValues < 0)
       throw Errors.corrupt(src.path, src.fileOffset, s"inline bit-packed buffer asked for $numValues values")
-    val blocks = (numValues + BlockValues - 1) / BlockValues
+    val blocks = ((numValues.toLong + BlockValues - 1) / BlockValues).toInt
     // Every block carries at least its width word, which bounds numValues by the buffer size
     // before anything is allocated from it.
     if (blocks.toLong * k.bytes > src.length)
@@ -83,7 +83,7 @@ object InlineBitpacking {
 
   private def encode(k: WordKind, values: AnyRef, off: Int, n: Int): Array[Byte] = {
     require(n >= 0 && off >= 0 && off <= java.lang.reflect.Array.getLength(values) - n, s"range [$off, +$n) outside the input")
-    val blocks = (n + BlockValues - 1) / BlockValues
+    val blocks = ((n.toLong + BlockValues - 1) / BlockValues).toInt
     val widths = new Array[Int](blocks)
     var size = 0L
     var b = 0

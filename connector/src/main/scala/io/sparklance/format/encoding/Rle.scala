@@ -67,7 +67,7 @@ object Rle {
     }
     val (_, lengths) = read(k, values, runLengths, numValues)
     val runs = values.toArray
-    val out = new Array[Byte](Math.multiplyExact(numValues, bytesPerValue))
+    val out = new Array[Byte](numValues * bytesPerValue)
     expand(lengths, numValues, { (i, from, to) =>
       var p = from * bytesPerValue
       val end = to * bytesPerValue
@@ -108,6 +108,8 @@ object Rle {
     if (covered < numValues)
       throw Errors.corrupt(runLengths.path, runLengths.fileOffset,
         s"RLE runs cover $covered values but the chunk holds $numValues")
+    if (numValues.toLong * k.bytes > GeneralCompression.MaxArrayBytes)
+      throw Errors.unsupported(s"an RLE chunk of $numValues ${k.bits}-bit values (over 2 GiB)", values.path)
     val runs = k.newArray(numRuns)
     k.readWords(values, 0, runs, 0, numRuns, "RLE run values")
     (runs, lengths)
