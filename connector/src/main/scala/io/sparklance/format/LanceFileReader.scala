@@ -1,6 +1,7 @@
 package io.sparklance.format
 
 import io.sparklance.format.proto.FileMetadataCodec
+import io.sparklance.format.read.FieldScanner
 import io.sparklance.storage.{ObjectStore, RangeReader}
 import io.sparklance.util.{Bytes, Errors}
 
@@ -21,13 +22,15 @@ final class LanceFileReader private (
     val fileSize: Long,
     val footer: FileFooter,
     val descriptor: FileDescriptor,
-    val columns: IndexedSeq[ColumnInfo]) extends AutoCloseable {
+    val columns: IndexedSeq[ColumnInfo]) extends DataFileReader {
 
-  def version: FileVersion = footer.version
-  def numRows: Long = descriptor.numRows
+  override def version: FileVersion = footer.version
+  override def numRows: Long = descriptor.numRows
 
-  /** Bytes read from storage by this reader (footer included). */
-  def bytesRead: Long = reader.bytesRead
+  override def bytesRead: Long = reader.bytesRead
+
+  override def scan(field: LanceField, columnOf: Int => Option[Int]): FieldScanner =
+    FieldScanner.open(this, field, columnOf)
 
   /**
    * Reads the given buffers of a page. Each range is checked against the file; adjacent

@@ -5,7 +5,7 @@ import scala.collection.mutable
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
 
-import io.sparklance.format.{LanceField, LanceFileReader}
+import io.sparklance.format.{DataFileReader, LanceField}
 import io.sparklance.format.read.FieldScanner
 import io.sparklance.storage.ObjectStore
 import io.sparklance.util.Errors
@@ -27,7 +27,7 @@ final class FragmentScanner(
 
   require(batchRows > 0, "batchRows must be positive")
 
-  private val openFiles = mutable.LinkedHashMap.empty[String, LanceFileReader]
+  private val openFiles = mutable.LinkedHashMap.empty[String, DataFileReader]
   private var position = task.rowStart
 
   /** One source per projected field: a scanner, or None for a field stored in no file. */
@@ -39,10 +39,10 @@ final class FragmentScanner(
     // 2.1+ files list leaf ids only; a top-level primitive is its own leaf.
     val leafIds = field.preOrder.map(_.id).toSet
     task.files.find(f => leafIds.exists(id => f.columnOf(id).isDefined)).map { f =>
-      val reader = openFiles.getOrElseUpdate(f.path, LanceFileReader.open(store, f.path, Some(f.sizeBytes)))
+      val reader = openFiles.getOrElseUpdate(f.path, DataFileReader.open(store, f.path, Some(f.sizeBytes), f.version))
       if (reader.numRows != task.physicalRows)
         throw Errors.corrupt(f.path, s"the file holds ${reader.numRows} rows but fragment ${task.fragmentId} has ${task.physicalRows}")
-      val scanner = FieldScanner.open(reader, field, f.columnOf)
+      val scanner = reader.scan(field, f.columnOf)
       if (task.rowStart > 0) scanner.skip(task.rowStart)
       scanner
     }

@@ -1,0 +1,32 @@
+package io.sparklance.format
+
+import io.sparklance.format.read.FieldScanner
+import io.sparklance.storage.ObjectStore
+
+// Every data file version the table layer meets (legacy 0.1, 2.0, 2.1, 2.2) is read through
+// this one interface: open the file, then scan each projected field front to back.
+
+/** An open data file of any supported format version. Closing it releases the storage handle. */
+trait DataFileReader extends AutoCloseable {
+  def path: String
+  def version: FileVersion
+  def numRows: Long
+
+  /** Bytes read from storage so far (footer and metadata included). */
+  def bytesRead: Long
+
+  /**
+   * A scanner of top-level `field`, starting at row 0. `columnOf` maps a field id to its
+   * column index in this file (from the manifest's DataFile), if the file stores it.
+   */
+  def scan(field: LanceField, columnOf: Int => Option[Int]): FieldScanner
+}
+
+object DataFileReader {
+  /** Opens `path`, whose format version the manifest records. */
+  def open(store: ObjectStore, path: String, knownSize: Option[Long], version: FileVersion): DataFileReader =
+    version match {
+      case FileVersion.Legacy => throw io.sparklance.util.Errors.unsupported("legacy (0.1) data files", path)
+      case _ => LanceFileReader.open(store, path, knownSize)
+    }
+}
