@@ -31,6 +31,7 @@ wall-clock commit time.
 from __future__ import annotations
 
 import argparse
+import decimal
 import hashlib
 import inspect
 import json
@@ -148,10 +149,12 @@ def random_floats(
     special_frac: float = 0.05,
 ) -> pa.Array:
     """Signed values spanning many magnitudes, with NaN, -0.0, +/-inf, the finite extremes
-    and a subnormal sprinkled in (about `special_frac` of the rows)."""
+    and a subnormal sprinkled in (about `special_frac` of the rows). float16 (max 65504) gets
+    magnitudes 1e-4..1e4 instead of 1e-6..1e6."""
     dtype = np.dtype(type_.to_pandas_dtype())
     info = np.finfo(dtype)
-    magnitudes = 10.0 ** rng.integers(-6, 7, n)
+    exponent = 4 if dtype.itemsize == 2 else 6
+    magnitudes = 10.0 ** rng.integers(-exponent, exponent + 1, n)
     values = (rng.standard_normal(n) * magnitudes).astype(dtype)
     specials = [np.nan, -0.0, 0.0, np.inf, -np.inf, info.max, info.min, info.smallest_subnormal]
     sprinkle(rng, values, specials, special_frac)
@@ -270,6 +273,170 @@ def basic_columns(rng: np.random.Generator, n: int, null_frac: float = 0.1) -> d
 
 def basic_table(rng: np.random.Generator, n: int, null_frac: float = 0.1) -> pa.Table:
     return pa.table(basic_columns(rng, n, null_frac))
+
+
+# Helpers for the other Arrow types (types_*, encodings_*, many_pages_*, edge cases).
+
+_TICKS_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+_SECONDS_PER_DAY = 86_400
+
+
+def random_temporals(
+    rng: np.random.Generator, n: int, type_: pa.DataType, null_frac: float = 0.0
+) -> pa.Array:
+    """Any tick-based temporal type, drawn as integers in its unit:
+    timestamp (any unit, any tz): 1901..2099 with the epoch and one tick before it sprinkled in;
+    date64: whole days (ms) in 1901..2099; time32/time64: the whole day, with midnight and the
+    last tick of the day sprinkled in; duration: +/- 100 years with 0, 1 and -1 sprinkled in."""
+    if pa.types.is_date64(type_):
+        days = rng.integers(_EPOCH_DAY_LOW, _EPOCH_DAY_HIGH, size=n, dtype=np.int64, endpoint=True)
+        sprinkle(rng, days, [0, -1], 0.02)
+        values = days * (_SECONDS_PER_DAY * 1000)
+    else:
+        ticks = _TICKS_PER_SECOND[type_.unit]
+        if pa.types.is_timestamp(type_):
+            low = _EPOCH_DAY_LOW * _SECONDS_PER_DAY * ticks
+            high = (_EPOCH_DAY_HIGH + 1) * _SECONDS_PER_DAY * ticks - 1
+            specials = [0, -1]
+        elif pa.types.is_time(type_):
+            low, high = 0, _SECONDS_PER_DAY * ticks - 1
+            specials = [low, high]
+        elif pa.types.is_duration(type_):
+            high = 100 * 365 * _SECONDS_PER_DAY * ticks
+            low = -high
+            specials = [0, 1, -1]
+        else:
+            raise ValueError(f"not a tick-based temporal type: {type_}")
+        values = rng.integers(low, high, size=n, dtype=np.int64, endpoint=True)
+        sprinkle(rng, values, specials, 0.02)
+    if pa.types.is_time32(type_):
+        values = values.astype(np.int32)
+    return pa.array(values, type_, mask=null_mask(rng, n, null_frac))
+
+
+def random_decimals(
+    rng: np.random.Generator, n: int, type_: pa.DataType, null_frac: float = 0.0
+) -> pa.Array:
+    """Decimals with 1..precision digits (so every magnitude occurs), either sign, and the
+    largest and smallest representable values and 0 sprinkled in."""
+    precision, scale = type_.precision, type_.scale
+    num_digits = rng.integers(1, precision, size=n, endpoint=True)
+    digits = rng.integers(0, 10, size=(n, precision))
+    negative = rng.random(n) < 0.5
+    top = 10**precision - 1
+    unscaled = []
+    for row, count, neg in zip(digits, num_digits, negative):
+        value = int("".join(map(str, row[:count])))
+        unscaled.append(-value if neg else value)
+    unscaled_arr = np.array(unscaled, dtype=object)
+    sprinkle(rng, unscaled_arr, [top, -top, 0], 0.02)
+    # Built from strings: Decimal(int).scaleb() would round to the context's 28 digits.
+    values = [decimal.Decimal(f"{v}E-{scale}") for v in unscaled_arr]
+    return pa.array(values, type_, mask=null_mask(rng, n, null_frac))
+
+
+def random_fixed_binaries(
+    rng: np.random.Generator, n: int, width: int, null_frac: float = 0.0
+) -> pa.Array:
+    blob = rng.bytes(n * width)
+    values = [blob[i * width : (i + 1) * width] for i in range(n)]
+    return pa.array(values, pa.binary(width), mask=null_mask(rng, n, null_frac))
+
+
+def _mask_array(mask: np.ndarray | None) -> pa.Array | None:
+    return None if mask is None else pa.array(mask, pa.bool_())
+
+
+def random_lengths(
+    rng: np.random.Generator, n: int, max_len: int, null_frac: float, empty_frac: float
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per-row lengths 1..max_len, about `empty_frac` of them 0, and the null mask (null rows
+    get length 0 too, so no child values hide under a null)."""
+    lengths = rng.integers(1, max_len, size=n, endpoint=True)
+    if empty_frac > 0:
+        lengths[rng.random(n) < empty_frac] = 0
+    mask = null_mask(rng, n, null_frac)
+    if mask is not None:
+        lengths[mask] = 0
+    return lengths, mask
+
+
+def random_lists(
+    rng: np.random.Generator,
+    n: int,
+    values: Callable[[int], pa.Array],
+    null_frac: float = 0.0,
+    empty_frac: float = 0.1,
+    max_len: int = 5,
+    large: bool = False,
+) -> pa.Array:
+    """list (or large_list) of `values(count)`, with about `null_frac` null lists and
+    `empty_frac` empty ones; nulls among the items come from `values` itself."""
+    lengths, mask = random_lengths(rng, n, max_len, null_frac, empty_frac)
+    offsets = np.zeros(n + 1, dtype=np.int64 if large else np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    cls = pa.LargeListArray if large else pa.ListArray
+    return cls.from_arrays(pa.array(offsets), values(int(offsets[-1])), mask=_mask_array(mask))
+
+
+def random_structs(
+    rng: np.random.Generator, n: int, children: dict[str, pa.Array], null_frac: float = 0.0
+) -> pa.Array:
+    """struct of `children` (already n long), with about `null_frac` null structs."""
+    mask = null_mask(rng, n, null_frac)
+    return pa.StructArray.from_arrays(
+        list(children.values()), names=list(children), mask=_mask_array(mask)
+    )
+
+
+def random_fixed_size_lists(
+    rng: np.random.Generator,
+    n: int,
+    size: int,
+    values: Callable[[int], pa.Array],
+    null_frac: float = 0.0,
+) -> pa.Array:
+    """fixed_size_list<values, size>; a null row still has `size` (arbitrary) child values."""
+    mask = null_mask(rng, n, null_frac)
+    return pa.FixedSizeListArray.from_arrays(values(n * size), size, mask=_mask_array(mask))
+
+
+def random_vectors(rng: np.random.Generator, n: int, dim: int, null_frac: float = 0.0) -> pa.Array:
+    """fixed_size_list<float32, dim>: embedding-like standard normal values."""
+    return random_fixed_size_lists(
+        rng, n, dim, lambda k: pa.array(rng.standard_normal(k).astype(np.float32)), null_frac
+    )
+
+
+def random_maps(
+    rng: np.random.Generator,
+    n: int,
+    keys: list[str],
+    null_frac: float = 0.0,
+    empty_frac: float = 0.1,
+    value_null_frac: float = 0.1,
+) -> pa.Array:
+    """map<string, int32>: each map holds distinct keys from `keys` (a Spark map must not repeat
+    a key), with null maps, empty maps and null values."""
+    lengths, mask = random_lengths(rng, n, len(keys), null_frac, empty_frac)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    pool = np.array(keys, dtype=object)
+    map_keys = [k for length in lengths for k in pool[rng.permutation(len(keys))[:length]]]
+    items = random_ints(rng, int(offsets[-1]), pa.int32(), value_null_frac, -1000, 1000)
+    return pa.MapArray.from_arrays(
+        pa.array(offsets), pa.array(map_keys, pa.string()), items, mask=_mask_array(mask)
+    )
+
+
+def random_dictionary(
+    rng: np.random.Generator, n: int, words: list[str], null_frac: float = 0.0
+) -> pa.Array:
+    """dictionary<int32, string> with the given dictionary, some words possibly unused."""
+    indices = rng.integers(0, len(words), n).astype(np.int32)
+    return pa.DictionaryArray.from_arrays(
+        pa.array(indices, pa.int32(), mask=null_mask(rng, n, null_frac)), pa.array(words)
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -394,6 +561,132 @@ def format_v2_1(uri: str) -> None:
     lacks the constant layout and lz4 around dictionaries, which these columns do not reach.
     The reader may reject it until 2.1 is implemented."""
     _write_basic_versions(uri, [3000], data_storage_version="2.1")
+
+
+# --------------------------------------------------------------------------------------------
+# The complete file reader's corpus: every file version, Arrow type and page encoding that
+# pylance writes. See docs/src/format/file/encoding.md upstream and
+# /work/shared/reference/pylance-14-on-disk.md section 3 for what each version chooses.
+# --------------------------------------------------------------------------------------------
+
+TYPES_SEED = 4004
+TYPES_ROWS = 1200
+TYPES_ROWS_PER_FILE = 600
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+COLORS = ["red", "green", "blue", "cyan", "magenta"]
+MAP_KEYS = ["k0", "k1", "k2", "k3", "k4", "k5"]
+
+
+def types_columns(
+    rng: np.random.Generator,
+    n: int,
+    *,
+    null_frac: float,
+    struct_null_frac: float,
+    empty_frac: float,
+    with_map: bool,
+) -> dict[str, pa.Array]:
+    """One column per Arrow type family, in schema order (see types_v2_2's docstring).
+
+    `null_frac` applies to every nullable level (values, list items, lists, fixed-size lists);
+    `struct_null_frac` to struct levels only (2.0 cannot encode struct validity);
+    `empty_frac` to empty strings, binaries and lists."""
+    nf, snf, ef = null_frac, struct_null_frac, empty_frac
+
+    def ints(type_: pa.DataType, low: int | None = None, high: int | None = None):
+        return lambda k: random_ints(rng, k, type_, nf, low, high)
+
+    cols: dict[str, pa.Array] = {
+        "id": pa.array(np.arange(n, dtype=np.int64)),
+        "bool_col": random_bools(rng, n, nf),
+    }
+    for name, type_ in [
+        ("int8", pa.int8()), ("int16", pa.int16()), ("int32", pa.int32()), ("int64", pa.int64()),
+        ("uint8", pa.uint8()), ("uint16", pa.uint16()), ("uint32", pa.uint32()),
+        ("uint64", pa.uint64()),
+    ]:  # fmt: skip
+        cols[f"{name}_col"] = random_ints(rng, n, type_, nf)
+    for name, type_ in [("float16", pa.float16()), ("float32", pa.float32()),
+                        ("float64", pa.float64())]:  # fmt: skip
+        cols[f"{name}_col"] = random_floats(rng, n, type_, nf)
+    cols |= {
+        "decimal128_col": random_decimals(rng, n, pa.decimal128(10, 2), nf),
+        "decimal256_col": random_decimals(rng, n, pa.decimal256(40, 5), nf),
+        "string_col": random_strings(rng, n, nf, empty_frac=ef),
+        "large_string_col": random_strings(rng, n, nf, empty_frac=ef).cast(pa.large_string()),
+        "binary_col": random_binaries(rng, n, nf, empty_frac=ef),
+        "large_binary_col": random_binaries(rng, n, nf, empty_frac=ef).cast(pa.large_binary()),
+        "fixed_binary_col": random_fixed_binaries(rng, n, 16, nf),
+        "date32_col": random_dates(rng, n, nf),
+        "date64_col": random_temporals(rng, n, pa.date64(), nf),
+    }
+    for unit, tz in [("s", None), ("ms", None), ("us", None), ("ns", None),
+                     ("s", "UTC"), ("ms", "America/New_York"), ("us", "UTC"),
+                     ("ns", "America/New_York")]:  # fmt: skip
+        suffix = {None: "", "UTC": "_utc", "America/New_York": "_ny"}[tz]
+        cols[f"ts_{unit}{suffix}_col"] = random_temporals(rng, n, pa.timestamp(unit, tz), nf)
+    for name, type_ in [("time32_s", pa.time32("s")), ("time32_ms", pa.time32("ms")),
+                        ("time64_us", pa.time64("us")), ("time64_ns", pa.time64("ns"))]:  # fmt: skip
+        cols[f"{name}_col"] = random_temporals(rng, n, type_, nf)
+    for unit in ["s", "ms", "us", "ns"]:
+        cols[f"duration_{unit}_col"] = random_temporals(rng, n, pa.duration(unit), nf)
+    cols |= {
+        "null_col": pa.nulls(n),
+        "vector_col": random_vectors(rng, n, 128, nf),
+        "fsl_int8_col": random_fixed_size_lists(rng, n, 4, ints(pa.int8()), nf),
+        "list_int32_col": random_lists(rng, n, ints(pa.int32()), nf, ef),
+        "large_list_string_col": random_lists(
+            rng, n, lambda k: choice_strings(rng, k, WORDS, nf), nf, ef, large=True
+        ),
+        "list_list_int16_col": random_lists(
+            rng, n, lambda k: random_lists(rng, k, ints(pa.int16()), nf, ef, max_len=3), nf, ef,
+            max_len=3,
+        ),
+        "struct_col": random_structs(
+            rng, n, {"a": ints(pa.int32())(n), "b": random_strings(rng, n, nf, empty_frac=ef)},
+            snf,
+        ),
+        "nested_struct_col": random_structs(
+            rng,
+            n,
+            {
+                "inner": random_structs(
+                    rng,
+                    n,
+                    {"x": ints(pa.int64())(n), "y": choice_strings(rng, n, WORDS, nf)},
+                    snf,
+                ),
+                "flag": random_bools(rng, n, nf),
+            },
+            snf,
+        ),
+        "list_struct_col": random_lists(
+            rng,
+            n,
+            lambda k: random_structs(
+                rng,
+                k,
+                {"k": ints(pa.int32(), -100, 100)(k),
+                 "v": random_strings(rng, k, nf, max_len=8, empty_frac=ef)},  # fmt: skip
+                snf,
+            ),
+            nf,
+            ef,
+        ),
+        "struct_list_col": random_structs(
+            rng,
+            n,
+            {
+                "tags": random_lists(rng, n, lambda k: choice_strings(rng, k, COLORS, nf), nf, ef),
+                "n": ints(pa.int64())(n),
+            },
+            snf,
+        ),
+    }
+    if with_map:
+        cols["map_col"] = random_maps(rng, n, MAP_KEYS, nf, ef)
+    cols["dictionary_col"] = random_dictionary(rng, n, COLORS, nf)
+    return cols
 
 
 # --------------------------------------------------------------------------------------------

@@ -35,6 +35,16 @@ object Canonical {
       case b: LargeVarBinaryVector => b.get(i).toSeq
       case d: DateDayVector => d.get(i)
       case t: TimeStampVector => t.get(i)
+      case l: org.apache.arrow.vector.complex.ListVector =>
+        (l.getElementStartIndex(i) until l.getElementEndIndex(i)).map(j => cell(l.getDataVector, j))
+      case l: org.apache.arrow.vector.complex.LargeListVector =>
+        (l.getElementStartIndex(i).toInt until l.getElementEndIndex(i).toInt).map(j => cell(l.getDataVector, j))
+      case l: org.apache.arrow.vector.complex.FixedSizeListVector =>
+        (i * l.getListSize until (i + 1) * l.getListSize).map(j => cell(l.getDataVector, j))
+      case s: org.apache.arrow.vector.complex.StructVector =>
+        s.getChildrenFromFields.asScala.map(c => c.getName -> cell(c, i)).toMap
+      case f: FixedSizeBinaryVector => f.get(i).toSeq
+      case h: Float2Vector => h.get(i) // raw 16 bits
       case other => other.getObject(i)
     }
 

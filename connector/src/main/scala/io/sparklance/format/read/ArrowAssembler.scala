@@ -1,131 +1,165 @@
 package io.sparklance.format.read
 
 import org.apache.arrow.memory.{ArrowBuf, BufferAllocator}
-import org.apache.arrow.vector.{BaseFixedWidthVector, BaseLargeVariableWidthVector, BaseVariableWidthVector, BitVector, FieldVector, NullVector}
+import org.apache.arrow.vector._
+import org.apache.arrow.vector.complex.FixedSizeListVector
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode
 import org.apache.arrow.vector.types.pojo.Field
 
-import io.sparklance.format.layout.RepDefLayer
 import io.sparklance.util.Errors
 
-// Spec: lance-format/lance docs/src/format/file/encoding.md ("Repetition and definition
-// levels") and the Arrow columnar format. Turns decoded leaf items into Arrow vectors:
-// validity from definition levels, values copied once into Arrow buffers.
+// Spec: the Arrow columnar format; lance-format/lance docs/src/format/file/encoding.md
+// ("Repetition and definition levels"). Turns decoded leaf values into Arrow vectors:
+// validity bitmaps from definition levels, values copied once into Arrow buffers.
 
 object ArrowAssembler {
 
   /**
-   * Builds the vector of a primitive (non-nested) field from the items of `rows` rows.
-   * Every item is a row and has a value slot; an item is null when its definition level
-   * is non-zero.
+   * Builds the vector of a field without list or struct layers: every item is a row with a
+   * value slot, null when its definition level is non-zero.
    */
   def primitive(field: Field, pieces: IndexedSeq[LeafData], allocator: BufferAllocator, where: String): FieldVector = {
     pieces.foreach { p =>
       if (p.reps != null || p.layers.exists(_.isList))
-        throw Errors.corrupt(where, "a primitive column has repetition levels")
+        throw Errors.corrupt(where, "a column without lists has repetition levels")
       if (p.values.count != p.numItems)
         throw Errors.corrupt(where, s"${p.numItems} items carry ${p.values.count} values")
     }
     val n = pieces.iterator.map(_.numItems).sum
+    val validity: Array[Byte] =
+      if (pieces.forall(_.defs == null)) null
+      else {
+        val bits = new Array[Byte]((n + 7) / 8)
+        var pos = 0
+        pieces.foreach { p =>
+          val defs = p.defs
+          var i = 0
+          while (i < p.numItems) { if (defs == null || defs(i) == 0) BitCopy.setBit(bits, pos + i); i += 1 }
+          pos += p.numItems
+        }
+        bits
+      }
+    leaf(field, n, validity, pieces.map(_.values), allocator, where)
+  }
+
+  /**
+   * Builds a leaf vector of `n` slots from `values` (one value per slot, in order, split
+   * over several decoded pieces). `validity` is an LSB-first bitmap, or null when every
+   * slot is valid.
+   */
+  def leaf(field: Field, n: Int, validity: Array[Byte], values: IndexedSeq[DecodedValues],
+           allocator: BufferAllocator, where: String): FieldVector = {
+    val total = values.iterator.map(_.count).sum
+    if (total != n) throw Errors.corrupt(where, s"$n slots but $total decoded values")
     val vector = field.createVector(allocator)
     try {
       vector match {
-        case _: NullVector => vector.asInstanceOf[NullVector].setValueCount(n)
-        case _ =>
-          val validity = buildValidity(pieces, n, allocator)
-          val nullCount = org.apache.arrow.vector.BitVectorHelper.getNullCount(validity, n)
-          vector match {
-            case _: BitVector | _: BaseFixedWidthVector =>
-              val data = fixedData(vector, pieces, n, allocator, where)
-              load(vector, n, nullCount, Seq(validity, data))
-            case _: BaseVariableWidthVector =>
-              val (offsets, data) = variableData(pieces, n, large = false, allocator, where)
-              load(vector, n, nullCount, Seq(validity, offsets, data))
-            case _: BaseLargeVariableWidthVector =>
-              val (offsets, data) = variableData(pieces, n, large = true, allocator, where)
-              load(vector, n, nullCount, Seq(validity, offsets, data))
-            case _ =>
-              validity.close()
-              throw Errors.unsupported(s"reading Arrow type ${field.getType} as a primitive column", where)
+        case v: NullVector => v.setValueCount(n)
+        case v: FixedSizeListVector =>
+          val dim = v.getListSize
+          val items = values.map {
+            case f: FixedSizeListValues if f.dimension == dim => f
+            case _: NullValues => null
+            case other => throw Errors.corrupt(where, s"a fixed-size list of $dim decoded to ${describe(other)}")
           }
+          val itemValidity: Array[Byte] =
+            if (items.forall(x => x == null || x.itemValidity == null)) null
+            else {
+              val bits = new Array[Byte]((n * dim + 7) / 8)
+              var pos = 0
+              values.indices.foreach { k =>
+                val cnt = values(k).count * dim
+                items(k) match {
+                  case null =>
+                  case f if f.itemValidity == null => var i = 0; while (i < cnt) { BitCopy.setBit(bits, pos + i); i += 1 }
+                  case f => BitCopy.copyBits(f.itemValidity, 0, bits, pos, cnt)
+                }
+                pos += cnt
+              }
+              bits
+            }
+          val itemValues = values.indices.map(k => if (items(k) == null) new NullValues(values(k).count * dim): DecodedValues else items(k).items)
+          load(v, n, Seq(validityBuffer(validity, n, allocator)))
+          val child = leaf(v.getField.getChildren.get(0), n * dim, itemValidity, itemValues, allocator, where)
+          try child.makeTransferPair(v.getDataVector).transfer() finally child.close()
+        case _: BitVector | _: BaseFixedWidthVector =>
+          load(vector, n, Seq(validityBuffer(validity, n, allocator), fixedData(vector, values, n, allocator, where)))
+        case _: BaseVariableWidthVector =>
+          val (offsets, data) = variableData(values, n, large = false, allocator, where)
+          load(vector, n, Seq(validityBuffer(validity, n, allocator), offsets, data))
+        case _: BaseLargeVariableWidthVector =>
+          val (offsets, data) = variableData(values, n, large = true, allocator, where)
+          load(vector, n, Seq(validityBuffer(validity, n, allocator), offsets, data))
+        case _ => throw Errors.unsupported(s"reading Arrow type ${field.getType} as a leaf column", where)
       }
       vector
     } catch { case t: Throwable => vector.close(); throw t }
   }
 
   /** Hands the buffers to the vector (which retains them) and drops our references. */
-  private def load(vector: FieldVector, n: Int, nullCount: Int, buffers: Seq[ArrowBuf]): Unit =
-    try vector.loadFieldBuffers(new ArrowFieldNode(n, nullCount), java.util.Arrays.asList(buffers: _*))
-    finally buffers.foreach(_.close())
+  def load(vector: FieldVector, n: Int, buffers: Seq[ArrowBuf]): Unit =
+    try {
+      val nulls = BitVectorHelper.getNullCount(buffers.head, n)
+      vector.loadFieldBuffers(new ArrowFieldNode(n, nulls), java.util.Arrays.asList(buffers: _*))
+    } finally buffers.foreach(_.close())
 
-  /** A validity bitmap: bit i set when item i is valid (definition level 0). */
-  private def buildValidity(pieces: IndexedSeq[LeafData], n: Int, allocator: BufferAllocator): ArrowBuf = {
+  /** An Arrow validity buffer from an LSB-first bitmap (null: all valid). */
+  def validityBuffer(bits: Array[Byte], n: Int, allocator: BufferAllocator): ArrowBuf = {
     val bytes = (n + 7) / 8
     val buf = allocator.buffer(math.max(bytes, 1).toLong)
     buf.setZero(0, buf.capacity())
-    val bits = new Array[Byte](bytes)
-    var pos = 0
-    pieces.foreach { p =>
-      val defs = p.defs
+    if (bits == null) {
       var i = 0
-      while (i < p.numItems) {
-        if (defs == null || defs(i) == 0) bits((pos + i) >>> 3) = (bits((pos + i) >>> 3) | (1 << ((pos + i) & 7))).toByte
-        i += 1
-      }
-      pos += p.numItems
-    }
-    buf.setBytes(0, bits)
+      while (i < n) { BitVectorHelper.setBit(buf, i.toLong); i += 1 }
+    } else buf.setBytes(0, bits, 0, bytes.toLong)
     buf
   }
 
-  private def fixedData(vector: FieldVector, pieces: IndexedSeq[LeafData], n: Int, allocator: BufferAllocator, where: String): ArrowBuf = {
-    val isBits = vector.isInstanceOf[BitVector]
-    val width = if (isBits) 0 else vector.asInstanceOf[BaseFixedWidthVector].getTypeWidth
-    if (isBits) {
+  private def fixedData(vector: FieldVector, values: IndexedSeq[DecodedValues], n: Int, allocator: BufferAllocator, where: String): ArrowBuf = {
+    if (vector.isInstanceOf[BitVector]) {
       val bytes = (n + 7) / 8
       val out = new Array[Byte](bytes)
       var pos = 0
-      pieces.foreach { p =>
-        p.values match {
-          case f: FixedWidthValues if f.bitsPerValue == 1 => BitCopy.copyBits(f.data, 0, out, pos, p.numItems)
+      values.foreach { v =>
+        v match {
+          case f: FixedWidthValues if f.bitsPerValue == 1 => BitCopy.copyBits(f.data, 0, out, pos, v.count)
           case f: FixedWidthValues if f.bitsPerValue == 8 =>
             // A constant boolean is stored as one bitmap byte per value (value in bit 0).
             var i = 0
-            while (i < p.numItems) { if ((f.data(i) & 1) != 0) BitCopy.setBit(out, pos + i); i += 1 }
+            while (i < v.count) { if ((f.data(i) & 1) != 0) BitCopy.setBit(out, pos + i); i += 1 }
           case _: NullValues =>
           case other => throw Errors.corrupt(where, s"a boolean column decoded to ${describe(other)}")
         }
-        pos += p.numItems
+        pos += v.count
       }
       val buf = allocator.buffer(math.max(bytes, 1).toLong)
       buf.setBytes(0, out)
       buf
     } else {
+      val width = vector.asInstanceOf[BaseFixedWidthVector].getTypeWidth
       val total = Math.multiplyExact(n.toLong, width.toLong)
       val buf = allocator.buffer(math.max(total, 1L))
-      var pos = 0L
-      pieces.foreach { p =>
-        val len = p.numItems.toLong * width
-        p.values match {
-          case f: FixedWidthValues if f.bitsPerValue == width * 8 => buf.setBytes(pos, f.data, 0, len)
-          case _: NullValues => buf.setZero(pos, len)
-          case other =>
-            buf.close()
-            throw Errors.corrupt(where, s"a column of ${width * 8}-bit values decoded to ${describe(other)}")
+      try {
+        var pos = 0L
+        values.foreach { v =>
+          val len = v.count.toLong * width
+          v match {
+            case f: FixedWidthValues if f.bitsPerValue == width * 8 => buf.setBytes(pos, f.data, 0, len)
+            case _: NullValues => buf.setZero(pos, len)
+            case other => throw Errors.corrupt(where, s"a column of ${width * 8}-bit values decoded to ${describe(other)}")
+          }
+          pos += len
         }
-        pos += len
-      }
-      buf
+        buf
+      } catch { case t: Throwable => buf.close(); throw t }
     }
   }
 
-  private def variableData(pieces: IndexedSeq[LeafData], n: Int, large: Boolean, allocator: BufferAllocator, where: String): (ArrowBuf, ArrowBuf) = {
-    val totalBytes = pieces.iterator.map { p =>
-      p.values match {
-        case v: VariableWidthValues => (v.offsets(v.count) - v.offsets(0)).toLong
-        case _: NullValues => 0L
-        case other => throw Errors.corrupt(where, s"a variable-width column decoded to ${describe(other)}")
-      }
+  private def variableData(values: IndexedSeq[DecodedValues], n: Int, large: Boolean, allocator: BufferAllocator, where: String): (ArrowBuf, ArrowBuf) = {
+    val totalBytes = values.iterator.map {
+      case v: VariableWidthValues => (v.offsets(v.count) - v.offsets(0)).toLong
+      case _: NullValues => 0L
+      case other => throw Errors.corrupt(where, s"a variable-width column decoded to ${describe(other)}")
     }.sum
     if (!large && totalBytes > Int.MaxValue)
       throw Errors.unsupported(s"a batch of $totalBytes string bytes (over 2 GiB)", s"$where; lower the batch size")
@@ -136,19 +170,18 @@ object ArrowAssembler {
     var pos = 0L
     def putOffset(i: Int, v: Long): Unit = if (large) offsets.setLong(i.toLong * 8, v) else offsets.setInt(i.toLong * 4, v.toInt)
     putOffset(0, 0)
-    pieces.foreach {
-      case p if p.values.isInstanceOf[VariableWidthValues] =>
-        val v = p.values.asInstanceOf[VariableWidthValues]
+    values.foreach {
+      case v: VariableWidthValues =>
         val base = v.offsets(0)
         data.setBytes(pos, v.data, base, (v.offsets(v.count) - base).toLong)
         var i = 0
         while (i < v.count) { putOffset(item + i + 1, pos + (v.offsets(i + 1) - base)); i += 1 }
         item += v.count
         pos += v.offsets(v.count) - base
-      case p =>
+      case v =>
         var i = 0
-        while (i < p.numItems) { putOffset(item + i + 1, pos); i += 1 }
-        item += p.numItems
+        while (i < v.count) { putOffset(item + i + 1, pos); i += 1 }
+        item += v.count
     }
     (offsets, data)
   }
@@ -156,9 +189,7 @@ object ArrowAssembler {
   private def describe(v: DecodedValues): String = v match {
     case f: FixedWidthValues => s"${f.bitsPerValue}-bit values"
     case _: VariableWidthValues => "variable-width values"
+    case f: FixedSizeListValues => s"fixed-size lists of ${f.dimension}"
     case _: NullValues => "no values"
   }
-
-  /** True when the layers describe a plain (non-nested) column. */
-  def isPrimitive(layers: IndexedSeq[RepDefLayer]): Boolean = !layers.exists(_.isList) && layers.length <= 1
 }

@@ -31,16 +31,20 @@ object FieldScanner {
     val where = s"${file.path}, field '${field.name}'"
     if (file.version < io.sparklance.format.FileVersion.V2_1)
       throw Errors.unsupported(s"reading file format ${file.version} data files", where)
-    if (field.isNested)
-      throw Errors.unsupported(s"nested field type '${field.logicalType}'", where)
-    val col = columnOf(field.id).getOrElse(throw Errors.corrupt(file.path, s"field '${field.name}' (id ${field.id}) has no column"))
-    if (col < 0 || col >= file.columns.length)
-      throw Errors.corrupt(file.path, s"field '${field.name}' maps to column $col but the file has ${file.columns.length} columns")
-    new PrimitiveFieldScanner(file, field, new LeafColumnScanner(file, file.columns(col), field.name), where)
+    def leafScanner(leaf: LanceField): LeafColumnScanner = {
+      val col = columnOf(leaf.id).getOrElse(throw Errors.corrupt(file.path, s"field '${leaf.name}' (id ${leaf.id}) has no column"))
+      if (col < 0 || col >= file.columns.length)
+        throw Errors.corrupt(file.path, s"field '${leaf.name}' maps to column $col but the file has ${file.columns.length} columns")
+      new LeafColumnScanner(file, file.columns(col), leaf.name)
+    }
+    if (field.children.isEmpty) new PrimitiveFieldScanner(field, leafScanner(field), where)
+    else new NestedFieldScanner(field, RepDefUnraveler.leaves(field).map(l => l -> leafScanner(l)), where)
   }
 }
 
-private final class PrimitiveFieldScanner(file: LanceFileReader, val field: LanceField, leaf: LeafColumnScanner, where: String)
+/** A field whose leaf is the field itself: levels, when present, only mark nulls. */
+
+private final class PrimitiveFieldScanner(val field: LanceField, leaf: LeafColumnScanner, where: String)
     extends FieldScanner {
   private val arrowField = field.toArrow(where)
 
@@ -48,4 +52,24 @@ private final class PrimitiveFieldScanner(file: LanceFileReader, val field: Lanc
 
   override def next(n: Int, allocator: BufferAllocator): FieldVector =
     ArrowAssembler.primitive(arrowField, leaf.rows(n), allocator, where)
+}
+
+/** A struct, list or map field, rebuilt from the levels of its leaves. */
+private final class NestedFieldScanner(val field: LanceField, leaves: IndexedSeq[(LanceField, LeafColumnScanner)], where: String)
+    extends FieldScanner {
+  private val arrowField = field.toArrow(where)
+  private val shapes = leaves.map { case (leaf, _) =>
+    leaf.id -> (RepDefUnraveler.depth(field, leaf) + 1, RepDefUnraveler.listLayers(field, leaf))
+  }.toMap
+
+  override def skip(n: Long): Unit = leaves.foreach(_._2.skipRows(n))
+
+  override def next(n: Int, allocator: BufferAllocator): FieldVector = {
+    val streams = leaves.map { case (leaf, scanner) =>
+      val (numLayers, lists) = shapes(leaf.id)
+      leaf.id -> LeafStream(scanner.rows(n), numLayers, lists, s"$where, leaf '${leaf.name}'")
+    }.toMap
+    val rows = streams(leaves.head._1.id).slots(shapes(leaves.head._1.id)._2.length).length
+    RepDefUnraveler.build(field, arrowField, streams, rows, allocator, where)
+  }
 }

@@ -107,6 +107,22 @@ object FullZipPage {
         gather(v => Fsst.decodeValue(t, v))
       case (CE.General(c, CE.Variable(_, None)), None) =>
         gather(v => GeneralCompression.decompress(c.scheme, Bytes.wrap(where, 0, v), ValueDecoders.MaxBufferBytes).toArray)
+      case (CE.FixedSizeList(dim, hasValidity, CE.Flat(bits, None)), Some(w)) if bits % 8 == 0 =>
+        // Per value: ceil(dim / 8) bytes of item validity (if any), then dim flat items.
+        val d = ValueDecoders.fslDimension(dim, where)
+        val vBytes = if (hasValidity) (d + 7) / 8 else 0
+        val itemBytes = bits / 8
+        if (w != vBytes + d.toLong * itemBytes) throw Errors.corrupt(where, s"full-zip values of $w bytes do not hold $d items of $bits bits")
+        val data = new Array[Byte](Math.multiplyExact(Math.multiplyExact(n, d), itemBytes))
+        val validity = if (hasValidity) new Array[Byte]((n * d + 7) / 8) else null
+        val one = new Array[Byte](vBytes)
+        var i = 0
+        while (i < n) {
+          if (hasValidity) { buf.copyTo(starts(i), one, 0, vBytes); BitCopy.copyBits(one, 0, validity, i * d, d) }
+          buf.copyTo(starts(i) + vBytes, data, i * d * itemBytes, d * itemBytes)
+          i += 1
+        }
+        new FixedSizeListValues(d, validity, new FixedWidthValues(bits, data, n * d), n)
       case (other, _) => throw Errors.unsupportedEncoding(where, "?", s"full-zip value encoding ${other.describe}")
     }
   }

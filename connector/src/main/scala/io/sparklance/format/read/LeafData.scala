@@ -51,6 +51,24 @@ final class VariableWidthValues(val offsets: Array[Int], val data: Array[Byte], 
   }
 }
 
+/**
+ * Fixed-size lists of `dimension` items each: `count` lists whose items are
+ * `items` (`count * dimension` values). `itemValidity` is null when every item is valid,
+ * else an LSB-first bitmap over the items.
+ */
+final class FixedSizeListValues(val dimension: Int, val itemValidity: Array[Byte], val items: DecodedValues, val count: Int)
+    extends DecodedValues {
+  override def slice(from: Int, until: Int): FixedSizeListValues = {
+    val n = until - from
+    val v = if (itemValidity == null) null else {
+      val out = new Array[Byte]((n * dimension + 7) / 8)
+      BitCopy.copyBits(itemValidity, from * dimension, out, 0, n * dimension)
+      out
+    }
+    new FixedSizeListValues(dimension, v, items.slice(from * dimension, until * dimension), n)
+  }
+}
+
 /** No values at all (every visible item is null), `count` slots. */
 final class NullValues(val count: Int) extends DecodedValues {
   override def slice(from: Int, until: Int): NullValues = new NullValues(until - from)

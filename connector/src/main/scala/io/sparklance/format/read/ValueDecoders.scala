@@ -39,8 +39,22 @@ object ValueDecoders {
       fromRle(vb, buffers(0), buffers(1), n, where)
     case CE.ByteStreamSplit(CE.Flat(bits, None)) =>
       new FixedWidthValues(bits, ByteStreamSplit.decode(one(buffers, enc, where), bits, n), n)
+    case CE.FixedSizeList(dim, hasValidity, inner) =>
+      // One LSB-first item-validity buffer (when the layer has validity), then the items.
+      val d = fslDimension(dim, where)
+      val items = Math.multiplyExact(n, d)
+      val validity = if (hasValidity) {
+        if (buffers.isEmpty) throw Errors.corrupt(where, "a fixed-size list chunk lacks its validity buffer")
+        val need = (items + 7) / 8
+        if (buffers.head.length < need) throw Errors.corrupt(buffers.head.path, buffers.head.fileOffset, s"item validity needs $need bytes ($where)")
+        val v = new Array[Byte](need); buffers.head.copyTo(0, v, 0, need); v
+      } else null
+      new FixedSizeListValues(d, validity, miniBlock(inner, if (hasValidity) buffers.tail else buffers, items, where), n)
     case other => throw Errors.unsupportedEncoding(where, "?", s"mini-block value encoding ${other.describe}")
   }
+
+  def fslDimension(dim: Long, where: => String): Int =
+    if (dim <= 0 || dim > (1 << 20)) throw Errors.corrupt(where, s"fixed-size list dimension $dim") else dim.toInt
 
   // ---- blocks -------------------------------------------------------------------------------
 
