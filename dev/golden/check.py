@@ -285,6 +285,51 @@ def _field_names(ds: lance.LanceDataset) -> dict[int, tuple[str, str]]:
     return out
 
 
+def _miniblock_chunks(page: Any) -> int | None:
+    """Chunks in a 2.1+ mini-block page: its first buffer holds one chunk-metadata word per
+    chunk, u16 or, with has_large_chunk (2.2), u32. None for other layouts."""
+    try:
+        layout = _unwrap(parse_debug(page.encoding))
+    except (ValueError, IndexError):
+        return None
+    if not isinstance(layout, Struct) or layout.name != "MiniBlockLayout" or not page.buffers:
+        return None
+    word = 4 if layout.fields.get("has_large_chunk") is True else 2
+    return page.buffers[0].size // word
+
+
+def file_encodings(ds: lance.LanceDataset, fragment_index: int = 0) -> dict | None:
+    """The encodings of the first data file of a fragment, as plain data:
+    {"file_version", "rows", "columns": {path: {"type", "pages", "chunks"?, "encodings":
+    {summary: pages}}}}; "chunks" (mini-block chunks over all pages) only for mini-block
+    columns. None if the dataset has no fragments. Raises for legacy (v1) files, which
+    LanceFileReader cannot open."""
+    fragments = ds.get_fragments()
+    if not fragments:
+        return None
+    data_file = fragments[fragment_index].data_files()[0]
+    meta = LanceFileReader(str(Path(ds.uri) / "data" / data_file.path)).metadata()
+    names = _field_names(ds)
+    column_field = {col: fid for fid, col in zip(data_file.fields, data_file.column_indices)}
+    columns: dict[str, dict] = {}
+    for index, column in enumerate(meta.columns):
+        fid = column_field.get(index)
+        name, type_ = names.get(fid, (f"<field {fid}>", "?")) if fid is not None else ("?", "?")
+        entry: dict[str, Any] = {"type": type_, "pages": len(column.pages)}
+        chunks = [_miniblock_chunks(p) for p in column.pages]
+        if chunks and all(c is not None for c in chunks):
+            entry["chunks"] = sum(chunks)
+        entry["encodings"] = dict(Counter(summarize(p.encoding) for p in column.pages))
+        columns[name] = entry
+    return {
+        "fragment": fragments[fragment_index].fragment_id,
+        "data_file": data_file.path,
+        "file_version": f"{meta.major_version}.{meta.minor_version}",
+        "rows": meta.num_rows,
+        "columns": columns,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)
@@ -317,7 +362,9 @@ def main(argv: list[str] | None = None) -> int:
     for index, column in enumerate(meta.columns):
         fid = column_field.get(index)
         name, type_ = names.get(fid, (f"<field {fid}>", "?")) if fid is not None else ("?", "?")
-        print(f"\n{name} ({type_}), {len(column.pages)} page(s)")
+        chunks = [_miniblock_chunks(p) for p in column.pages]
+        chunk_text = f", {sum(chunks)} chunk(s)" if chunks and None not in chunks else ""
+        print(f"\n{name} ({type_}), {len(column.pages)} page(s){chunk_text}")
         if args.raw:
             for i, page in enumerate(column.pages):
                 print(f"  page {i}:\n{page.encoding}")

@@ -199,10 +199,12 @@ def random_binaries(
     null_frac: float = 0.0,
     max_len: int = 24,
     empty_frac: float = 0.05,
+    min_len: int = 0,
 ) -> pa.Array:
-    """Arbitrary bytes (including 0x00 and invalid UTF-8); about `empty_frac` are empty."""
+    """Arbitrary bytes (including 0x00 and invalid UTF-8) of min_len..max_len bytes; about
+    `empty_frac` are empty."""
     mask = null_mask(rng, n, null_frac)
-    lengths = rng.integers(0, max_len, size=n, endpoint=True)
+    lengths = rng.integers(min_len, max_len, size=n, endpoint=True)
     if empty_frac > 0:
         lengths[rng.random(n) < empty_frac] = 0
     if mask is not None:
@@ -583,15 +585,23 @@ def types_columns(
     *,
     null_frac: float,
     struct_null_frac: float,
-    empty_frac: float,
+    empty_strings: bool,
     with_map: bool,
 ) -> dict[str, pa.Array]:
     """One column per Arrow type family, in schema order (see types_v2_2's docstring).
 
     `null_frac` applies to every nullable level (values, list items, lists, fixed-size lists);
-    `struct_null_frac` to struct levels only (2.0 cannot encode struct validity);
-    `empty_frac` to empty strings, binaries and lists."""
-    nf, snf, ef = null_frac, struct_null_frac, empty_frac
+    `struct_null_frac` to struct levels only (2.0 cannot encode struct validity). About 10% of
+    the lists are empty; strings and binaries are empty about 10% of the time if
+    `empty_strings`, else never (legacy files read empty values back as null)."""
+    nf, snf, ef = null_frac, struct_null_frac, 0.1
+    s_min, s_ef = (0, ef) if empty_strings else (1, 0.0)
+
+    def strings(k: int, max_len: int = 16) -> pa.Array:
+        return random_strings(rng, k, nf, min_len=s_min, max_len=max_len, empty_frac=s_ef)
+
+    def binaries(k: int) -> pa.Array:
+        return random_binaries(rng, k, nf, min_len=s_min, empty_frac=s_ef)
 
     def ints(type_: pa.DataType, low: int | None = None, high: int | None = None):
         return lambda k: random_ints(rng, k, type_, nf, low, high)
@@ -612,10 +622,10 @@ def types_columns(
     cols |= {
         "decimal128_col": random_decimals(rng, n, pa.decimal128(10, 2), nf),
         "decimal256_col": random_decimals(rng, n, pa.decimal256(40, 5), nf),
-        "string_col": random_strings(rng, n, nf, empty_frac=ef),
-        "large_string_col": random_strings(rng, n, nf, empty_frac=ef).cast(pa.large_string()),
-        "binary_col": random_binaries(rng, n, nf, empty_frac=ef),
-        "large_binary_col": random_binaries(rng, n, nf, empty_frac=ef).cast(pa.large_binary()),
+        "string_col": strings(n),
+        "large_string_col": strings(n).cast(pa.large_string()),
+        "binary_col": binaries(n),
+        "large_binary_col": binaries(n).cast(pa.large_binary()),
         "fixed_binary_col": random_fixed_binaries(rng, n, 16, nf),
         "date32_col": random_dates(rng, n, nf),
         "date64_col": random_temporals(rng, n, pa.date64(), nf),
@@ -643,8 +653,7 @@ def types_columns(
             max_len=3,
         ),
         "struct_col": random_structs(
-            rng, n, {"a": ints(pa.int32())(n), "b": random_strings(rng, n, nf, empty_frac=ef)},
-            snf,
+            rng, n, {"a": ints(pa.int32())(n), "b": strings(n)}, snf
         ),
         "nested_struct_col": random_structs(
             rng,
@@ -666,8 +675,7 @@ def types_columns(
             lambda k: random_structs(
                 rng,
                 k,
-                {"k": ints(pa.int32(), -100, 100)(k),
-                 "v": random_strings(rng, k, nf, max_len=8, empty_frac=ef)},  # fmt: skip
+                {"k": ints(pa.int32(), -100, 100)(k), "v": strings(k, max_len=8)},
                 snf,
             ),
             nf,
@@ -687,6 +695,280 @@ def types_columns(
         cols["map_col"] = random_maps(rng, n, MAP_KEYS, nf, ef)
     cols["dictionary_col"] = random_dictionary(rng, n, COLORS, nf)
     return cols
+
+
+def write_in_files(table: pa.Table, uri: str, rows_per_file: int, **kwargs) -> lance.LanceDataset:
+    """Writes `table` as one fragment per `rows_per_file` rows. Each fragment gets freshly
+    copied arrays: pylance 14.0.2 fails on a *sliced* nested struct with nulls ("null_bit_buffer
+    size too small", lance-encoding/src/encodings/logical/struct.rs), which is what
+    max_rows_per_file alone would hand it."""
+    batches = [
+        table.take(pa.array(np.arange(start, min(start + rows_per_file, table.num_rows))))
+        .combine_chunks()
+        .to_batches()[0]
+        for start in range(0, table.num_rows, rows_per_file)
+    ]
+    reader = pa.RecordBatchReader.from_batches(table.schema, batches)
+    return lance.write_dataset(reader, uri, max_rows_per_file=rows_per_file, **kwargs)
+
+
+def _write_types(uri: str, version: str) -> None:
+    """types_*' recipe: TYPES_ROWS rows of types_columns in 2 fragments, in `version`."""
+    legacy = version == "legacy"
+    columns = types_columns(
+        np.random.default_rng(TYPES_SEED),
+        TYPES_ROWS,
+        null_frac=0.0 if legacy else 0.1,
+        struct_null_frac=0.0 if version in ("2.0", "legacy") else 0.1,
+        empty_strings=not legacy,
+        with_map=version not in ("2.0", "2.1", "legacy"),
+    )
+    write_in_files(pa.table(columns), uri, TYPES_ROWS_PER_FILE, data_storage_version=version)
+
+
+@golden_table
+def types_v2_2(uri: str) -> None:
+    """One column per Arrow type family in file format 2.2, 1200 rows in 2 fragments of 600,
+    about 10% nulls at every level (values, list items, null and empty lists, null structs):
+    id (0..1199), bool, int8..int64 and uint8..uint64 (full range, extremes), float16/32/64
+    (NaN, -0.0, +/-inf, extremes, subnormal), decimal128(10,2) and decimal256(40,5) (every
+    magnitude up to the largest), string, large_string, binary, large_binary (empty values
+    distinct from null), fixed_size_binary(16), date32, date64, timestamp s/ms/us/ns without tz,
+    timestamp s and us with UTC, ms and ns with America/New_York, time32 s/ms, time64 us/ns,
+    duration s/ms/us/ns (negative too), null, fixed_size_list<float32,128> (full-zip),
+    fixed_size_list<int8,4> (null items), list<int32>, large_list<string> (dictionary items),
+    list<list<int16>>, struct<a:int32,b:string>, struct<inner:struct<x:int64,y:string>,
+    flag:bool>, list<struct<k:int32,v:string>>, struct<tags:list<string>,n:int64>,
+    map<string,int32> (distinct keys per map, null values, null and empty maps; 2.2 only) and
+    dictionary<int32,string>."""
+    _write_types(uri, "2.2")
+
+
+@golden_table
+def types_v2_1(uri: str) -> None:
+    """types_v2_2's columns and recipe (same seed) in file format 2.1, without map_col:
+    pylance 14.0.2 refuses it ("Map data type is not enabled by the selected file format").
+    Mini-block chunk sizes are u16 and there is no constant layout, so constants are RLE."""
+    _write_types(uri, "2.1")
+
+
+@golden_table
+def types_v2_0(uri: str) -> None:
+    """types_v2_2's columns and recipe (same seed) in file format 2.0 (footer version 0.3,
+    lance.encodings.ArrayEncoding pages, one column per field including list and struct
+    parents), without map_col ("Map data type is not enabled") and with no null structs at
+    any level: 2.0 cannot encode struct validity ("Lance file version 2.0 does not encode
+    struct validity"), so the structs are all valid, with nullable children that do hold
+    nulls. Lists, list items and all other values still have ~10% nulls."""
+    _write_types(uri, "2.0")
+
+
+@golden_table
+def types_legacy(uri: str) -> None:
+    """types_v2_2's columns and recipe (same seed) in the legacy v1 file format
+    (data_storage_version "legacy", reported as "0.1"; data files with footer version 0.2),
+    null-free and with no empty strings or binaries, because the legacy writer does not keep
+    them: pylance 14.0.2 reads nulls back as values (or empty lists) and empty strings and
+    binaries back as null. Empty lists do round-trip and are kept. Dropped: map_col ("unsupported
+    data type: Map"). Every other type round-trips. The reader may reject the legacy format
+    with a clear error instead of reading it."""
+    _write_types(uri, "legacy")
+
+
+WIDE_VECTORS_SEED = 5005
+
+
+def _write_wide_vectors(uri: str, version: str) -> None:
+    rng = np.random.default_rng(WIDE_VECTORS_SEED)
+    n = 48
+    null_frac = 0.0 if version == "legacy" else 0.1
+    table = pa.table(
+        {
+            "id": pa.array(np.arange(n, dtype=np.int64)),
+            "vector768_col": random_vectors(rng, n, 768, null_frac),
+            "vector1536_col": random_vectors(rng, n, 1536, null_frac),
+        }
+    )
+    write_in_files(table, uri, n // 2, data_storage_version=version)
+
+
+@golden_table
+def wide_vectors_v2_2(uri: str) -> None:
+    """fixed_size_list<float32,768> and <float32,1536> (3 KiB and 6 KiB per value: full-zip
+    pages in 2.1+), about 10% null, 48 rows in 2 fragments of 24, format 2.2. Kept apart from
+    types_* so those stay small."""
+    _write_wide_vectors(uri, "2.2")
+
+
+@golden_table
+def wide_vectors_v2_1(uri: str) -> None:
+    """wide_vectors_v2_2's rows (same seed) in file format 2.1."""
+    _write_wide_vectors(uri, "2.1")
+
+
+@golden_table
+def wide_vectors_v2_0(uri: str) -> None:
+    """wide_vectors_v2_2's rows (same seed) in file format 2.0."""
+    _write_wide_vectors(uri, "2.0")
+
+
+@golden_table
+def wide_vectors_legacy(uri: str) -> None:
+    """wide_vectors_v2_2's recipe (same seed) in the legacy format, without nulls."""
+    _write_wide_vectors(uri, "legacy")
+
+
+ENCODINGS_SEED = 6006
+ENCODINGS_ROWS = 5000
+
+
+def hinted(name: str, array: pa.Array, **hints: str) -> tuple[pa.Field, pa.Array]:
+    """A field carrying `lance-encoding:<hint>` metadata (underscores in a keyword become
+    dashes: compression_level= sets lance-encoding:compression-level)."""
+    metadata = {f"lance-encoding:{k.replace('_', '-')}": v for k, v in hints.items()}
+    return pa.field(name, array.type, metadata=metadata or None), array
+
+
+def encodings_table(version: str) -> pa.Table:
+    """See encodings_v2_2's docstring. The columns are the same in both versions except
+    packed_var_struct (2.2 only)."""
+    rng = np.random.default_rng(ENCODINGS_SEED)
+    n = ENCODINGS_ROWS
+    hosts = ["example.com", "lance.dev", "data.example.org", "spark.apache.org", "github.com"]
+    urls = pa.array(
+        [
+            f"https://{hosts[h]}/p/{p:04d}/item?id={i}"
+            for h, p, i in zip(
+                rng.integers(0, len(hosts), n), rng.integers(0, 1000, n), rng.integers(0, 10**5, n)
+            )
+        ]
+    )
+    long_strings = random_strings(rng, n, 0.1, min_len=200, max_len=400, empty_frac=0)
+    ints = random_ints(rng, n, pa.int64(), 0.1, -(10**6), 10**6, edge_frac=0)
+    smooth32 = pa.array((20 + np.cumsum(rng.normal(0, 0.01, n))).astype(np.float32))
+    rounded64 = pa.array(np.round(rng.normal(100, 10, n), 2))
+    uniform64 = pa.array(rng.random(n))
+    users = pa.array([f"user_{i:05d}" for i in rng.integers(0, 2500, n)])
+    blob_values = random_binaries(rng, n, 0.1, max_len=600).cast(pa.large_binary())
+    fields = [
+        hinted("id", pa.array(np.arange(n, dtype=np.int64))),
+        # general-purpose compression around the mini-block values
+        hinted("s_zstd", urls, compression="zstd"),
+        hinted("s_zstd_level9", urls, compression="zstd", compression_level="9"),
+        hinted("s_lz4", urls, compression="lz4"),
+        hinted("s_none", urls, compression="none"),
+        hinted("s_fsst", urls, compression="fsst"),
+        hinted("i_zstd_level3", ints, compression="zstd", compression_level="3"),
+        hinted("i_lz4", ints, compression="lz4"),
+        # byte stream split
+        hinted("f32_bss_on_zstd", smooth32, bss="on", compression="zstd"),
+        hinted("f64_bss_auto_lz4", rounded64, bss="auto", compression="lz4"),
+        hinted("f64_bss_off_zstd", rounded64, bss="off", compression="zstd"),
+        hinted("f64_uniform_zstd", uniform64, compression="zstd"),
+        # bit packing and RLE, chosen by the data
+        hinted("i64_bitpack", random_ints(rng, n, pa.int64(), 0.0, 0, 4095, edge_frac=0)),
+        hinted("i32_negative", random_ints(rng, n, pa.int32(), 0.0, -50, 50, edge_frac=0)),
+        hinted("i32_runs", pa.array(np.repeat(rng.integers(-1000, 1000, n // 50), 50), pa.int32())),
+        hinted(
+            "i64_rle_threshold",
+            pa.array(np.repeat(rng.integers(0, 1 << 40, n // 2), 2), pa.int64()),
+            rle_threshold="0.9",
+        ),
+        # structural encoding
+        hinted(
+            "i32_fullzip", random_ints(rng, n, pa.int32(), 0.1), structural_encoding="fullzip"
+        ),
+        hinted("s_fullzip", random_strings(rng, n, 0.1), structural_encoding="fullzip"),
+        hinted("s_long_miniblock", long_strings, structural_encoding="miniblock"),
+        hinted("s_long", long_strings),
+        hinted("s_long_zstd", long_strings, compression="zstd"),
+        # mini-block chunk size
+        hinted("s_minichunk_1k", urls, minichunk_size="1024"),
+        hinted("s_minichunk_64k", urls, minichunk_size="65536"),
+        # packed struct (fixed-width children)
+        hinted(
+            "packed_struct",
+            random_structs(
+                rng,
+                n,
+                {"a": random_ints(rng, n, pa.int32()), "b": random_floats(rng, n, pa.float64())},
+            ),
+            packed="true",
+        ),
+    ]
+    if version != "2.1":  # "Variable packed struct encoding is not enabled" in 2.1
+        fields.append(
+            hinted(
+                "packed_var_struct",
+                random_structs(
+                    rng, n, {"a": random_ints(rng, n, pa.int32()), "s": random_strings(rng, n)}
+                ),
+                packed="true",
+            )
+        )
+    fields += [
+        # dictionaries
+        hinted("s_dict", choice_strings(rng, n, WORDS, 0.1)),
+        hinted("s_dict_high_cardinality", users),
+        hinted("s_dict_off_ratio", users, dict_size_ratio="0.01"),
+        hinted("s_dict_off_divisor", users, dict_divisor="100000"),
+        hinted("s_dict_values_zstd", users, dict_values_compression="zstd"),
+        hinted("i64_dict", pa.array(rng.choice([-7, 0, 1 << 40], n), pa.int64())),
+        # constants, all-null-ish and runs
+        hinted("const_string", pa.repeat(pa.scalar("same", pa.string()), n)),
+        hinted("const_float64", pa.repeat(pa.scalar(3.25, pa.float64()), n)),
+        hinted("const_bool", pa.repeat(pa.scalar(True, pa.bool_()), n)),
+        hinted("bool_runs", pa.array(np.repeat(rng.random(n // 100) < 0.5, 100), pa.bool_())),
+        hinted("mostly_null_int64", random_ints(rng, n, pa.int64(), 0.99)),
+        hinted("mostly_null_string", random_strings(rng, n, 0.99, min_len=1)),
+        # small fixed-size lists (mini-block)
+        hinted("vector16_f32", random_vectors(rng, n, 16)),
+        hinted(
+            "vector32_f16",
+            random_fixed_size_lists(
+                rng, n, 32, lambda k: pa.array(rng.standard_normal(k).astype(np.float16))
+            ),
+        ),
+        hinted(
+            "vector64_u8",
+            random_fixed_size_lists(rng, n, 64, lambda k: random_ints(rng, k, pa.uint8())),
+        ),
+        # blob: in 2.1 a BlobLayout page read back as struct<position, size>; in 2.2 the field
+        # becomes a lance.blob.v2 struct<kind, position, size, blob_id, blob_uri>
+        hinted("blob", blob_values, blob="true"),
+    ]
+    return pa.Table.from_arrays([a for _, a in fields], schema=pa.schema([f for f, _ in fields]))
+
+
+@golden_table
+def encodings_v2_2(uri: str) -> None:
+    """5000 rows (one fragment, format 2.2), one column per encoding forced through
+    `lance-encoding:*` field metadata, next to columns whose data makes pylance pick an
+    encoding by itself. Hints: compression zstd (plus compression-level 9 and 3), lz4, none and
+    fsst on URL strings and int64; bss on/auto/off with zstd/lz4 on a smooth float32 series and
+    float64 rounded to 2 decimals; zstd on uniform float64 in [0, 1);
+    rle-threshold 0.9 on int64 runs of 2; structural-encoding fullzip (int32, short strings)
+    and miniblock (long strings); minichunk-size 1024 and 65536; packed=true on
+    struct<a:int32,b:float64> and on struct<a:int32,s:string> (variable packed struct, 2.2
+    only); dict-size-ratio 0.01 and dict-divisor 100000 (both switch dictionaries off);
+    dict-values-compression zstd; blob=true on large_binary (10% null, empty values, sizes up
+    to 600 bytes). By data: bit packing, negative ints, runs (RLE), long strings (full-zip
+    with FSST; with zstd per value), low- and high-cardinality string and int64 dictionaries,
+    constant string/float64/bool (constant layout), bool runs, 99% null int64 and string, and
+    fixed_size_list<float32,16>, <float16,32>, <uint8,64>. Which hints took effect is in
+    info.json "encodings" (or dev/golden/check.py). expected/blobs_v1.arrow holds the blob
+    bytes."""
+    lance.write_dataset(encodings_table("2.2"), uri, data_storage_version="2.2")
+
+
+@golden_table
+def encodings_v2_1(uri: str) -> None:
+    """encodings_v2_2's rows and hints (same seed) in file format 2.1, without
+    packed_var_struct ("Variable packed struct encoding is not enabled by the selected file
+    format"). 2.1 has no constant layout and no lz4 around dictionaries, and its blob column
+    is a blob v1 BlobLayout read back as struct<position:uint64,size:uint64>.
+    expected/blobs_v1.arrow holds the blob bytes."""
+    lance.write_dataset(encodings_table("2.1"), uri, data_storage_version="2.1")
 
 
 # --------------------------------------------------------------------------------------------

@@ -75,6 +75,33 @@ final class FragmentScanner(
     root
   }
 
+  /**
+   * The rows at the given physical offsets of the fragment (ascending, within the task's
+   * range, none before what was already read) as one batch; only the pages holding them
+   * are decoded.
+   */
+  def take(offsets: Array[Long]): VectorSchemaRoot = {
+    offsets.foreach { o =>
+      if (o < position || o >= task.rowEnd)
+        throw Errors.invalidArgument(s"row offset $o is outside [$position, ${task.rowEnd}) of fragment ${task.fragmentId}")
+    }
+    if (offsets.indices.exists(i => i > 0 && offsets(i) <= offsets(i - 1)))
+      throw Errors.invalidArgument("row offsets to take must be strictly ascending")
+    val vectors = new java.util.ArrayList[FieldVector](fields.length)
+    try {
+      fields.indices.foreach { i =>
+        vectors.add(sources(i) match {
+          case Some(s) => s.take(offsets, allocator)
+          case None => NullColumns.vector(fields(i), offsets.length, allocator)
+        })
+      }
+    } catch { case t: Throwable => vectors.forEach(_.close()); throw t }
+    if (offsets.nonEmpty) position = offsets.last + 1
+    val root = new VectorSchemaRoot(vectors)
+    root.setRowCount(offsets.length)
+    root
+  }
+
   override def close(): Unit = {
     openFiles.valuesIterator.foreach(_.close())
     openFiles.clear()

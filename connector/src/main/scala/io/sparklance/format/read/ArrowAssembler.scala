@@ -82,6 +82,19 @@ object ArrowAssembler {
           load(v, n, Seq(validityBuffer(validity, n, allocator)))
           val child = leaf(v.getField.getChildren.get(0), n * dim, itemValidity, itemValues, allocator, where)
           try child.makeTransferPair(v.getDataVector).transfer() finally child.close()
+        case v: org.apache.arrow.vector.complex.StructVector =>
+          // A struct stored in one column: its children come decoded side by side.
+          val parts = values.map {
+            case s: StructValues if s.children.length == v.size() => Some(s)
+            case _: NullValues => None
+            case other => throw Errors.corrupt(where, s"a packed struct decoded to ${describe(other)}")
+          }
+          load(v, n, Seq(validityBuffer(validity, n, allocator)))
+          (0 until v.size()).foreach { c =>
+            val childValues = values.indices.map(k => parts(k).fold(new NullValues(values(k).count): DecodedValues)(_.children(c)))
+            val child = leaf(v.getField.getChildren.get(c), n, null, childValues, allocator, where)
+            try child.makeTransferPair(v.getChildByOrdinal(c)).transfer() finally child.close()
+          }
         case _: BitVector | _: BaseFixedWidthVector =>
           load(vector, n, Seq(validityBuffer(validity, n, allocator), fixedData(vector, values, n, allocator, where)))
         case _: BaseVariableWidthVector =>
@@ -190,6 +203,7 @@ object ArrowAssembler {
     case f: FixedWidthValues => s"${f.bitsPerValue}-bit values"
     case _: VariableWidthValues => "variable-width values"
     case f: FixedSizeListValues => s"fixed-size lists of ${f.dimension}"
+    case s: StructValues => s"structs of ${s.children.length} children"
     case _: NullValues => "no values"
   }
 }

@@ -19,6 +19,12 @@ trait FieldScanner {
 
   /** The next `n` rows as one Arrow vector (fewer only at the end of the file). */
   def next(n: Int, allocator: BufferAllocator): FieldVector
+
+  /**
+   * The given rows (row numbers in the file, strictly ascending, none before the rows
+   * already read) as one vector. Pages and chunks between them are skipped undecoded.
+   */
+  def take(rows: Array[Long], allocator: BufferAllocator): FieldVector
 }
 
 object FieldScanner {
@@ -37,7 +43,8 @@ object FieldScanner {
         throw Errors.corrupt(file.path, s"field '${leaf.name}' maps to column $col but the file has ${file.columns.length} columns")
       new LeafColumnScanner(file, file.columns(col), leaf.name)
     }
-    if (field.children.isEmpty) new PrimitiveFieldScanner(field, leafScanner(field), where)
+    // A packed struct (or blob descriptor) owns one column itself, like a leaf.
+    if (field.children.isEmpty || columnOf(field.id).isDefined) new PrimitiveFieldScanner(field, leafScanner(field), where)
     else new NestedFieldScanner(field, RepDefUnraveler.leaves(field).map(l => l -> leafScanner(l)), where)
   }
 }
@@ -47,11 +54,36 @@ object FieldScanner {
 private final class PrimitiveFieldScanner(val field: LanceField, leaf: LeafColumnScanner, where: String)
     extends FieldScanner {
   private val arrowField = field.toArrow(where)
+  private val position = new RowPosition(where)
 
-  override def skip(n: Long): Unit = leaf.skipRows(n)
+  override def skip(n: Long): Unit = { leaf.skipRows(n); position.advance(n) }
 
-  override def next(n: Int, allocator: BufferAllocator): FieldVector =
-    ArrowAssembler.primitive(arrowField, leaf.rows(n), allocator, where)
+  override def next(n: Int, allocator: BufferAllocator): FieldVector = {
+    val pieces = leaf.rows(n)
+    position.advance(n)
+    ArrowAssembler.primitive(arrowField, pieces, allocator, where)
+  }
+
+  override def take(rows: Array[Long], allocator: BufferAllocator): FieldVector = {
+    val pieces = position.visit(rows, leaf.skipRows, () => leaf.rows(1))
+    ArrowAssembler.primitive(arrowField, pieces.flatten, allocator, where)
+  }
+}
+
+/** The row a sequential scanner is at, and the walk over ascending rows that `take` does. */
+private final class RowPosition(where: String) {
+  private var at = 0L
+
+  def advance(n: Long): Unit = at += n
+
+  def visit[T](rows: Array[Long], skip: Long => Unit, readOne: () => T): IndexedSeq[T] = {
+    rows.toIndexedSeq.map { r =>
+      if (r < at) throw new IllegalArgumentException(s"$where: row $r requested after row ${at - 1} was read; rows must ascend")
+      if (r > at) skip(r - at)
+      at = r + 1
+      readOne()
+    }
+  }
 }
 
 /** A struct, list or map field, rebuilt from the levels of its leaves. */
@@ -62,12 +94,24 @@ private final class NestedFieldScanner(val field: LanceField, leaves: IndexedSeq
     leaf.id -> (RepDefUnraveler.depth(field, leaf) + 1, RepDefUnraveler.listLayers(field, leaf))
   }.toMap
 
-  override def skip(n: Long): Unit = leaves.foreach(_._2.skipRows(n))
+  private val position = new RowPosition(where)
+
+  override def skip(n: Long): Unit = { leaves.foreach(_._2.skipRows(n)); position.advance(n) }
 
   override def next(n: Int, allocator: BufferAllocator): FieldVector = {
-    val streams = leaves.map { case (leaf, scanner) =>
+    position.advance(n)
+    assemble(leaves.map { case (leaf, scanner) => leaf -> scanner.rows(n) }, allocator)
+  }
+
+  override def take(rows: Array[Long], allocator: BufferAllocator): FieldVector = {
+    val perRow = position.visit(rows, n => leaves.foreach(_._2.skipRows(n)), () => leaves.map(_._2.rows(1)))
+    assemble(leaves.indices.map(k => leaves(k)._1 -> perRow.flatMap(_(k))), allocator)
+  }
+
+  private def assemble(pieces: IndexedSeq[(LanceField, IndexedSeq[LeafData])], allocator: BufferAllocator): FieldVector = {
+    val streams = pieces.map { case (leaf, ps) =>
       val (numLayers, lists) = shapes(leaf.id)
-      leaf.id -> LeafStream(scanner.rows(n), numLayers, lists, s"$where, leaf '${leaf.name}'")
+      leaf.id -> LeafStream(ps, numLayers, lists, s"$where, leaf '${leaf.name}'")
     }.toMap
     val rows = streams(leaves.head._1.id).slots(shapes(leaves.head._1.id)._2.length).length
     RepDefUnraveler.build(field, arrowField, streams, rows, allocator, where)

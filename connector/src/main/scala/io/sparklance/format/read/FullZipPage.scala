@@ -79,22 +79,34 @@ object FullZipPage {
     PageDecoders.single(new LeafData(layout.layers, n, reps, defs, values))
   }
 
+  /** One child of a variable packed struct, from its per-row byte strings. */
+  private def packedChild(f: CE.PackedField, values: Array[Array[Byte]], n: Int, where: String): DecodedValues =
+    (f.value, f.bitsPerValue) match {
+      case (CE.Flat(bits, None), Some(b)) if bits == b =>
+        val w = (b / 8).toInt
+        val out = new Array[Byte](Math.multiplyExact(n, w))
+        var i = 0
+        while (i < n) { if (values(i).length == w) System.arraycopy(values(i), 0, out, i * w, w); i += 1 }
+        new FixedWidthValues(bits, out, n)
+      case (enc, None) =>
+        val decode: Array[Byte] => Array[Byte] = enc match {
+          case CE.Variable(_, None) => identity
+          case CE.Fsst(table, CE.Variable(_, None)) => val t = Fsst.parseSymbolTable(table, where); v => Fsst.decodeValue(t, v)
+          case CE.General(c, CE.Variable(_, None)) =>
+            v => GeneralCompression.decompress(c.scheme, Bytes.wrap(where, 0, v), ValueDecoders.MaxBufferBytes).toArray
+          case other => throw Errors.unsupportedEncoding(where, "?", s"packed struct child encoding ${other.describe}")
+        }
+        VariableWidthValues.of(values.map(decode), where)
+      case (other, _) => throw Errors.unsupportedEncoding(where, "?", s"packed struct child encoding ${other.describe}")
+    }
+
   private def perValue(enc: CE, buf: Bytes, starts: Array[Long], lengths: Array[Long], n: Int,
                        fixedBytes: Option[Long], where: String): DecodedValues = {
     def raw(i: Int): Array[Byte] =
       if (starts(i) < 0) Array.emptyByteArray
       else { val a = new Array[Byte](lengths(i).toInt); buf.copyTo(starts(i), a, 0, a.length); a }
-    def gather(f: Array[Byte] => Array[Byte]): VariableWidthValues = {
-      val parts = Array.tabulate(n)(i => if (starts(i) < 0) Array.emptyByteArray else f(raw(i)))
-      val offsets = new Array[Int](n + 1)
-      var total = 0L
-      var i = 0
-      while (i < n) { total += parts(i).length; if (total > Int.MaxValue) throw Errors.unsupported(s"a page of $total bytes", where); offsets(i + 1) = total.toInt; i += 1 }
-      val data = new Array[Byte](total.toInt)
-      i = 0
-      while (i < n) { System.arraycopy(parts(i), 0, data, offsets(i), parts(i).length); i += 1 }
-      new VariableWidthValues(offsets, data, n)
-    }
+    def gather(f: Array[Byte] => Array[Byte]): VariableWidthValues =
+      VariableWidthValues.of(Array.tabulate(n)(i => if (starts(i) < 0) Array.emptyByteArray else f(raw(i))), where)
     (enc, fixedBytes) match {
       case (CE.Flat(bits, None), Some(w)) if bits == w * 8 =>
         val data = new Array[Byte](Math.multiplyExact(n, w.toInt))
@@ -123,6 +135,33 @@ object FullZipPage {
           i += 1
         }
         new FixedSizeListValues(d, validity, new FixedWidthValues(bits, data, n * d), n)
+      case (CE.VariablePackedStruct(fields), None) =>
+        // Each row concatenates its children: fixed ones by width, variable ones behind a
+        // 32/64-bit length; each child value is then decompressed on its own.
+        val parts = fields.map(_ => new Array[Array[Byte]](n))
+        var i = 0
+        while (i < n) {
+          var o = starts(i)
+          val end = if (starts(i) < 0) o else starts(i) + lengths(i)
+          fields.indices.foreach { k =>
+            if (starts(i) < 0) parts(k)(i) = Array.emptyByteArray
+            else {
+              val f = fields(k)
+              val len: Long = (f.bitsPerValue, f.bitsPerLength) match {
+                case (Some(b), _) if b % 8 == 0 => b / 8
+                case (_, Some(32)) => val l = buf.u32(o); o += 4; l
+                case (_, Some(64)) => val l = buf.u64AsSize(o, s"$where, packed child length"); o += 8; l
+                case _ => throw Errors.corrupt(where, s"packed struct child $k has neither a byte width nor a 32/64-bit length")
+              }
+              if (len > end - o) throw Errors.corrupt(buf.path, buf.fileOffset + o, s"packed struct child $k of $len bytes overruns its row ($where)")
+              val a = new Array[Byte](len.toInt); buf.copyTo(o, a, 0, a.length); o += len
+              parts(k)(i) = a
+            }
+          }
+          if (o != end) throw Errors.corrupt(buf.path, buf.fileOffset + o, s"${end - o} bytes left over in a packed struct row ($where)")
+          i += 1
+        }
+        new StructValues(fields.indices.map(k => packedChild(fields(k), parts(k), n, where)), n)
       case (other, _) => throw Errors.unsupportedEncoding(where, "?", s"full-zip value encoding ${other.describe}")
     }
   }

@@ -16,6 +16,12 @@ import io.sparklance.format.proto.PageLayoutCodec
 trait PageUnits {
   /** The next unit, or None at the end of the page. */
   def next(): Option[LeafData]
+
+  /**
+   * Skips up to `rows` rows by whole units, without decoding them, and returns how many
+   * were skipped (0 when the next unit must be decoded to find its row boundaries).
+   */
+  def skipWholeUnits(rows: Long): Long = 0
 }
 
 /**
@@ -60,14 +66,25 @@ final class LeafColumnScanner(file: LanceFileReader, column: ColumnInfo, val fie
     false
   }
 
-  /** Skips `n` top-level rows, skipping whole pages without decoding them. */
+  /** Skips `n` top-level rows, skipping whole pages and chunks without decoding them. */
   def skipRows(n: Long): Unit = {
     var left = n
-    // Whole pages first, while nothing of the current page has been consumed.
-    while (left > 0 && unit == null && units == null && pageIndex + 1 < column.pages.length &&
-      column.pages(pageIndex + 1).numRows <= left) {
-      pageIndex += 1
-      left -= column.pages(pageIndex).numRows
+    var progress = true
+    while (left > 0 && progress) {
+      progress = false
+      val unitDone = unit == null || itemPos >= unit.numItems
+      // Whole pages, while nothing of the current page is pending.
+      while (left > 0 && unitDone && units == null && pageIndex + 1 < column.pages.length &&
+        column.pages(pageIndex + 1).numRows <= left) {
+        pageIndex += 1
+        left -= column.pages(pageIndex).numRows
+        progress = true
+      }
+      // Whole chunks of the current page.
+      if (left > 0 && unitDone && units != null) {
+        val skipped = units.skipWholeUnits(left)
+        if (skipped > 0) { left -= skipped; unit = null; progress = true }
+      }
     }
     while (left > 0) {
       val step = math.min(left, Int.MaxValue.toLong).toInt

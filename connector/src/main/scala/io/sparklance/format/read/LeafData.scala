@@ -69,6 +69,31 @@ final class FixedSizeListValues(val dimension: Int, val itemValidity: Array[Byte
   }
 }
 
+/** Structs stored in one column (packed structs, blob descriptors): one value per child. */
+final class StructValues(val children: IndexedSeq[DecodedValues], val count: Int) extends DecodedValues {
+  override def slice(from: Int, until: Int): StructValues = new StructValues(children.map(_.slice(from, until)), until - from)
+}
+
+object VariableWidthValues {
+  /** Concatenates separate values (checking the 2 GiB limit of one array). */
+  def of(parts: Array[Array[Byte]], where: => String): VariableWidthValues = {
+    val n = parts.length
+    val offsets = new Array[Int](n + 1)
+    var total = 0L
+    var i = 0
+    while (i < n) {
+      total += parts(i).length
+      if (total > Int.MaxValue) throw Errors.unsupported(s"more than 2 GiB of values in one page", where)
+      offsets(i + 1) = total.toInt
+      i += 1
+    }
+    val data = new Array[Byte](total.toInt)
+    i = 0
+    while (i < n) { System.arraycopy(parts(i), 0, data, offsets(i), parts(i).length); i += 1 }
+    new VariableWidthValues(offsets, data, n)
+  }
+}
+
 /** No values at all (every visible item is null), `count` slots. */
 final class NullValues(val count: Int) extends DecodedValues {
   override def slice(from: Int, until: Int): NullValues = new NullValues(until - from)

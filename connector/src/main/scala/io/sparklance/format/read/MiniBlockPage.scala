@@ -67,6 +67,25 @@ final class MiniBlockPage(buffers: IndexedSeq[Bytes], numRows: Long, layout: Pag
     Some(out)
   }
 
+  override def skipWholeUnits(rows: Long): Long = {
+    // Without repetition every value is a row, and the metadata gives each chunk's count.
+    if (layout.repCompression.isDefined) return 0
+    var skipped = 0L
+    var continue = true
+    while (continue && chunk < numChunks) {
+      val word = if (wordBytes == 4) meta.u32(chunk.toLong * 4) else meta.u16(chunk.toLong * 2).toLong
+      val last = chunk == numChunks - 1
+      val count = if (last) layout.numItems - itemsSoFar else 1L << (word & 0xf)
+      if (count <= rows - skipped && count >= 0) {
+        skipped += count
+        itemsSoFar += count
+        dataPos += ((word >>> 4) + 1) * 8
+        chunk += 1
+      } else continue = false
+    }
+    skipped
+  }
+
   /** `valuesHint`: the value count from the chunk metadata (exact for chunks without levels). */
   private def decodeChunk(c: Bytes, valuesHint: Long, last: Boolean): LeafData = {
     val cw = s"$where, chunk $chunk"

@@ -50,7 +50,28 @@ object ValueDecoders {
         val v = new Array[Byte](need); buffers.head.copyTo(0, v, 0, need); v
       } else null
       new FixedSizeListValues(d, validity, miniBlock(inner, if (hasValidity) buffers.tail else buffers, items, where), n)
+    case CE.PackedStruct(bits, inner @ CE.Flat(total, None)) if bits.forall(b => b > 0 && b % 8 == 0) && bits.sum == total =>
+      // Children stored row-major: split each row's bytes back into one column per child.
+      miniBlock(inner, buffers, n, where) match {
+        case f: FixedWidthValues => splitRows(f, bits.map(b => (b / 8).toInt))
+        case _ => throw Errors.corrupt(where, "packed struct values are not fixed-width")
+      }
     case other => throw Errors.unsupportedEncoding(where, "?", s"mini-block value encoding ${other.describe}")
+  }
+
+  /** Splits row-major fixed-width rows into one fixed-width column per child. */
+  def splitRows(rows: FixedWidthValues, widths: IndexedSeq[Int]): StructValues = {
+    val n = rows.count
+    val rowBytes = widths.sum
+    var off = 0
+    val children = widths.map { w =>
+      val out = new Array[Byte](Math.multiplyExact(n, w))
+      var i = 0
+      while (i < n) { System.arraycopy(rows.data, i * rowBytes + off, out, i * w, w); i += 1 }
+      off += w
+      new FixedWidthValues(w * 8, out, n): DecodedValues
+    }
+    new StructValues(children, n)
   }
 
   def fslDimension(dim: Long, where: => String): Int =
