@@ -299,8 +299,8 @@ def _miniblock_chunks(page: Any) -> int | None:
 
 
 def file_encodings(ds: lance.LanceDataset, fragment_index: int = 0) -> dict | None:
-    """The encodings of the first data file of a fragment, as plain data:
-    {"file_version", "rows", "columns": {path: {"type", "pages", "chunks"?, "encodings":
+    """The encodings of the first data file of a fragment, as plain data: {"fragment",
+    "file_version", "rows", "columns": {path: {"type", "pages", "chunks"?, "encodings":
     {summary: pages}}}}; "chunks" (mini-block chunks over all pages) only for mini-block
     columns. None if the dataset has no fragments. Raises for legacy (v1) files, which
     LanceFileReader cannot open."""
@@ -323,7 +323,6 @@ def file_encodings(ds: lance.LanceDataset, fragment_index: int = 0) -> dict | No
         columns[name] = entry
     return {
         "fragment": fragments[fragment_index].fragment_id,
-        "data_file": data_file.path,
         "file_version": f"{meta.major_version}.{meta.minor_version}",
         "rows": meta.num_rows,
         "columns": columns,
@@ -345,6 +344,10 @@ def main(argv: list[str] | None = None) -> int:
     fragments = ds.get_fragments()
     if not fragments:
         print(f"{uri} v{ds.version} has no fragments")
+        return 0
+    if ds.data_storage_version in ("0.1", "legacy"):
+        print(f"{uri} v{ds.version} is in the legacy (v1) file format, which LanceFileReader")
+        print("cannot open")
         return 0
     fragment = fragments[args.fragment]
     data_file = fragment.data_files()[0]

@@ -5,12 +5,17 @@ Usage:  python dev/golden/generate.py [--out target/golden] [--force] [--list]
 
 Layout of <out> (default <repo>/target/golden):
 
-    .stamp                          sha256 of this file + library versions ("up to date" if equal)
+    .stamp                          sha256 of this file and check.py + library versions
+                                    ("up to date" if equal)
     index.json                      every dataset, in registry order
     <name>/dataset/                 the Lance dataset as pylance wrote it
     <name>/expected/v<N>.arrow      Arrow IPC *file*: lance.dataset(uri, version=N).to_table()
+    <name>/expected/blobs_v<N>.arrow  only for datasets with blob columns: the blob bytes
+                                    (LanceDataset.read_blobs), one large_binary row per row
     <name>/info.json                name, description, versions, latest, data_storage_version,
-                                    rows and fragments (both keyed by version)
+                                    rows and fragments (both keyed by version), and
+                                    "encodings": check.py's page summary of the first data
+                                    file at the latest version (null for legacy or no data)
 
 One function per dataset, registered with @golden_table, in the manner of delta-io/delta
 connectors/golden-tables/src/test/scala/io/delta/golden/GoldenTables.scala. The function only
@@ -23,9 +28,12 @@ docs/src/format/file/encoding.md (the 2.0/2.1/2.2 page encodings: mini-block, fu
 constant, dictionary, FSST, bitpacking, RLE).
 
 Determinism: every value comes from a numpy Generator with a fixed seed (none from the clock),
-so expected/*.arrow, info.json and index.json are byte-identical between runs. The datasets
-themselves are not: Lance data file names contain random bits and manifests carry the
-wall-clock commit time.
+so expected/*.arrow, info.json and index.json are byte-identical between runs with the same
+--out (blobs_v2_2 stores an absolute file:// URI into <out>). Field metadata in expected/ is
+written with sorted keys, because pylance returns it in HashMap order. The datasets
+themselves are not: Lance data file names contain random bits, manifests carry the
+wall-clock commit time, and FSST output can vary between runs (so the mini-block chunk counts
+in info.json would too; encodings_*' s_long_miniblock uses compression=none for that reason).
 """
 
 from __future__ import annotations
@@ -45,6 +53,9 @@ from typing import Callable
 import lance
 import numpy as np
 import pyarrow as pa
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import check  # noqa: E402  (dev/golden/check.py: the page-encoding summaries in info.json)
 
 # pylance is the oracle: a different version may choose different encodings or read differently,
 # which would silently change what the Scala tests assert. Keep in step with
@@ -635,8 +646,10 @@ def types_columns(
                      ("ns", "America/New_York")]:  # fmt: skip
         suffix = {None: "", "UTC": "_utc", "America/New_York": "_ny"}[tz]
         cols[f"ts_{unit}{suffix}_col"] = random_temporals(rng, n, pa.timestamp(unit, tz), nf)
-    for name, type_ in [("time32_s", pa.time32("s")), ("time32_ms", pa.time32("ms")),
-                        ("time64_us", pa.time64("us")), ("time64_ns", pa.time64("ns"))]:  # fmt: skip
+    for name, type_ in [
+        ("time32_s", pa.time32("s")), ("time32_ms", pa.time32("ms")),
+        ("time64_us", pa.time64("us")), ("time64_ns", pa.time64("ns")),
+    ]:  # fmt: skip
         cols[f"{name}_col"] = random_temporals(rng, n, type_, nf)
     for unit in ["s", "ms", "us", "ns"]:
         cols[f"duration_{unit}_col"] = random_temporals(rng, n, pa.duration(unit), nf)
@@ -748,7 +761,7 @@ def types_v2_2(uri: str) -> None:
 def types_v2_1(uri: str) -> None:
     """types_v2_2's columns and recipe (same seed) in file format 2.1, without map_col:
     pylance 14.0.2 refuses it ("Map data type is not enabled by the selected file format").
-    Mini-block chunk sizes are u16 and there is no constant layout, so constants are RLE."""
+    Mini-block chunk sizes are u16 and dictionaries are not wrapped in lz4."""
     _write_types(uri, "2.1")
 
 
@@ -756,7 +769,8 @@ def types_v2_1(uri: str) -> None:
 def types_v2_0(uri: str) -> None:
     """types_v2_2's columns and recipe (same seed) in file format 2.0 (footer version 0.3,
     lance.encodings.ArrayEncoding pages, one column per field including list and struct
-    parents), without map_col ("Map data type is not enabled") and with no null structs at
+    parents), without map_col ("Lance v2.0 has no field encoding for 'map_col' with data type
+    Map") and with no null structs at
     any level: 2.0 cannot encode struct validity ("Lance file version 2.0 does not encode
     struct validity"), so the structs are all valid, with nullable children that do hold
     nulls. Lists, list items and all other values still have ~10% nulls."""
@@ -879,7 +893,10 @@ def encodings_table(version: str) -> pa.Table:
             "i32_fullzip", random_ints(rng, n, pa.int32(), 0.1), structural_encoding="fullzip"
         ),
         hinted("s_fullzip", random_strings(rng, n, 0.1), structural_encoding="fullzip"),
-        hinted("s_long_miniblock", long_strings, structural_encoding="miniblock"),
+        # compression=none: with FSST the chunk count of this column varies between runs
+        hinted(
+            "s_long_miniblock", long_strings, structural_encoding="miniblock", compression="none"
+        ),
         hinted("s_long", long_strings),
         hinted("s_long_zstd", long_strings, compression="zstd"),
         # mini-block chunk size
@@ -943,21 +960,32 @@ def encodings_table(version: str) -> pa.Table:
 @golden_table
 def encodings_v2_2(uri: str) -> None:
     """5000 rows (one fragment, format 2.2), one column per encoding forced through
-    `lance-encoding:*` field metadata, next to columns whose data makes pylance pick an
-    encoding by itself. Hints: compression zstd (plus compression-level 9 and 3), lz4, none and
-    fsst on URL strings and int64; bss on/auto/off with zstd/lz4 on a smooth float32 series and
-    float64 rounded to 2 decimals; zstd on uniform float64 in [0, 1);
-    rle-threshold 0.9 on int64 runs of 2; structural-encoding fullzip (int32, short strings)
-    and miniblock (long strings); minichunk-size 1024 and 65536; packed=true on
-    struct<a:int32,b:float64> and on struct<a:int32,s:string> (variable packed struct, 2.2
-    only); dict-size-ratio 0.01 and dict-divisor 100000 (both switch dictionaries off);
-    dict-values-compression zstd; blob=true on large_binary (10% null, empty values, sizes up
-    to 600 bytes). By data: bit packing, negative ints, runs (RLE), long strings (full-zip
-    with FSST; with zstd per value), low- and high-cardinality string and int64 dictionaries,
-    constant string/float64/bool (constant layout), bool runs, 99% null int64 and string, and
-    fixed_size_list<float32,16>, <float16,32>, <uint8,64>. Which hints took effect is in
-    info.json "encodings" (or dev/golden/check.py). expected/blobs_v1.arrow holds the blob
-    bytes."""
+    `lance-encoding:*` field metadata, next to columns whose data makes pylance choose an
+    encoding itself. What pylance 14.0.2 made of them (info.json "encodings" has the details):
+
+    Hints that take effect: compression=zstd|lz4 (general[...] around mini-block values, also
+    around byte-stream-split int64 and bit-packed float64), compression-level=9|3
+    (general[zstd@9]), compression=none (plain variable), bss=on with zstd (smooth float32),
+    bss=auto with lz4 (float64 rounded to 2 decimals), bss=off with zstd,
+    structural-encoding=fullzip (int32, short strings) and miniblock (long strings, with
+    compression=none: FSST made its chunk count vary between runs), compression=zstd on long
+    strings (full-zip with zstd per value), minichunk-size=1024 (78 chunks instead of 20) and
+    65536 (2 chunks of about 33 KB; 2.2 only, no effect in 2.1), packed=true on
+    struct<a:int32,b:float64> (packedStruct) and on struct<a:int32,s:string>
+    (variablePackedStruct under full-zip, 2.2 only), dict-size-ratio=0.01 and
+    dict-divisor=100000 (both switch a 2181-entry dictionary off: FSST instead),
+    dict-values-compression=zstd (general[zstd] dictionary instead of lz4) and blob=true on
+    large_binary (10% null, empty values, up to 600 bytes; becomes a lance.blob.v2 struct).
+    Hints that change nothing here because the default is the same: compression=fsst on URLs
+    and rle-threshold=0.9 on int64 runs of 2.
+
+    Chosen by the data: bit packing, plain negative int32, RLE runs, FSST and full-zip long
+    strings, string dictionaries of 9 and 2181 entries, an int64 dictionary (rle in 2.1),
+    constant string/float64/bool (constant layout), bool runs, 99% null int64 and string
+    (RLE definition levels) and fixed_size_list<float32,16>, <float16,32>, <uint8,64>.
+    expected/blobs_v1.arrow holds the blob bytes. packed=true is refused when the struct or
+    its children hold nulls ("Per-value compression not yet supported for block type
+    Nullable"), so both packed structs are null-free."""
     lance.write_dataset(encodings_table("2.2"), uri, data_storage_version="2.2")
 
 
@@ -965,10 +993,230 @@ def encodings_v2_2(uri: str) -> None:
 def encodings_v2_1(uri: str) -> None:
     """encodings_v2_2's rows and hints (same seed) in file format 2.1, without
     packed_var_struct ("Variable packed struct encoding is not enabled by the selected file
-    format"). 2.1 has no constant layout and no lz4 around dictionaries, and its blob column
-    is a blob v1 BlobLayout read back as struct<position:uint64,size:uint64>.
-    expected/blobs_v1.arrow holds the blob bytes."""
+    format"; a nullable packed struct is refused with the same message). Differences from
+    2.2: no constant layout (constants are RLE or a 1-entry dictionary), dictionaries are not
+    wrapped in lz4 and ignore dict-values-compression, minichunk-size=65536 has no effect
+    (u16 chunk sizes), definition levels are never RLE, and the blob column is a blob v1
+    BlobLayout read back as struct<position:uint64,size:uint64>. expected/blobs_v1.arrow
+    holds the blob bytes."""
     lance.write_dataset(encodings_table("2.1"), uri, data_storage_version="2.1")
+
+
+BLOBS_SEED = 7007
+
+
+@golden_table
+def blobs_v2_2(uri: str) -> None:
+    """Blob v2 (format 2.2) in every storage kind, through lance.blob.blob_field with
+    inline_size_threshold=64 and dedicated_size_threshold=1024: 48 rows in 2 fragments of 24,
+    cycling through null, empty, inline (kind 0, <= 64 bytes, in the data file), packed
+    (kind 1, 65..1024 bytes, in a shared .blob sidecar under data/<file>/), dedicated (kind 2,
+    > 1024 bytes, one .blob file each) and external (kind 3: a file:// URI into ../external/,
+    once with a position and size and once for the whole file). pylance reads the column back
+    as struct<kind, position, size, blob_id, blob_uri>; expected/blobs_v1.arrow holds the
+    bytes. The external URI is absolute, so this dataset cannot be moved, and its expected
+    files depend on --out."""
+    from lance.blob import Blob, blob_array, blob_field
+
+    rng = np.random.default_rng(BLOBS_SEED)
+    external = Path(uri).parent / "external" / "blobs.bin"
+    external.parent.mkdir(parents=True, exist_ok=True)
+    external.write_bytes(rng.bytes(3000))
+    external_uri = external.resolve().as_uri()
+    n = 48
+    values: list = []
+    for i in range(n):
+        kind = i % 8
+        if kind == 0:
+            values.append(None)
+        elif kind == 1:
+            values.append(Blob.empty())
+        elif kind == 2:
+            values.append(rng.bytes(int(rng.integers(1, 64, endpoint=True))))
+        elif kind == 3:
+            values.append(rng.bytes(int(rng.integers(65, 1024, endpoint=True))))
+        elif kind in (4, 5):
+            values.append(rng.bytes(int(rng.integers(1025, 5000, endpoint=True))))
+        elif kind == 6:
+            position = int(rng.integers(0, 2000))
+            values.append(Blob(uri=external_uri, position=position, size=500 + i))
+        else:
+            values.append(Blob(uri=external_uri))
+    field = blob_field("blob", inline_size_threshold=64, dedicated_size_threshold=1024)
+    schema = pa.schema([pa.field("id", pa.int64()), field])
+    ids = pa.array(np.arange(n, dtype=np.int64))
+    table = pa.table({"id": ids, "blob": blob_array(values)}, schema=schema)
+    lance.write_dataset(table, uri, max_rows_per_file=24, allow_external_blob_outside_bases=True)
+
+
+MANY_PAGES_SEED = 8008
+MANY_PAGES_ROWS = 200_000
+MANY_PAGES_CACHE_BYTES = 4 << 20
+
+
+def _write_many_pages(uri: str, version: str) -> None:
+    """many_pages_*' recipe. The writer cuts a page when a column's buffered data reaches its
+    share of data_cache_bytes, and only between input batches; so the rows go in as a stream
+    of irregular batches (500..2999 rows). max_page_bytes (write_dataset and LanceFileWriter)
+    and LANCE_FILE_WRITER_MAX_PAGE_BYTES had no visible effect in pylance 14.0.2, and a whole
+    pa.Table is written as one page per column."""
+    rng = np.random.default_rng(MANY_PAGES_SEED)
+    n = MANY_PAGES_ROWS
+    table = pa.table(
+        {
+            "id": pa.array(np.arange(n, dtype=np.int64)),
+            "int64_col": random_ints(rng, n, pa.int64(), 0.1),
+            "float64_col": random_floats(rng, n, pa.float64(), 0.1),
+            "string_col": random_strings(rng, n, 0.1, max_len=12),
+            "list_int32_col": random_lists(
+                rng, n, lambda k: random_ints(rng, k, pa.int32(), 0.1, -1000, 1000), 0.1
+            ),
+            "vector8_col": random_vectors(rng, n, 8, 0.1),
+            "long_string_col": random_strings(
+                rng, n, 0.98, min_len=300, max_len=600, empty_frac=0
+            ),
+        }
+    )
+    fullzip = random_ints(rng, n, pa.int32(), 0.1)
+    table = table.append_column(
+        *hinted("int32_fullzip_col", fullzip, structural_encoding="fullzip")
+    )
+    sizes = rng.integers(500, 3000, size=n // 500)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    starts = starts[starts < n].tolist() + [n]
+    batches = [
+        batch
+        for start, end in zip(starts, starts[1:])
+        for batch in table.slice(start, end - start).to_batches()
+    ]
+    reader = pa.RecordBatchReader.from_batches(table.schema, batches)
+    lance.write_dataset(
+        reader,
+        uri,
+        max_rows_per_file=n // 2,
+        data_cache_bytes=MANY_PAGES_CACHE_BYTES,
+        data_storage_version=version,
+    )
+
+
+@golden_table
+def many_pages_v2_2(uri: str) -> None:
+    """200,000 rows in 2 fragments of 100,000 (format 2.2) written so that every column has
+    many pages, each of several mini-block chunks: id (sequential int64), int64_col,
+    float64_col, string_col, list_int32_col (null and empty lists, null items: repetition
+    index across pages), vector8_col (fixed_size_list<float32,8>), all but id ~10% null, plus
+    two full-zip columns over many pages: long_string_col (98% null, 300..600 characters) and
+    int32_fullzip_col (structural-encoding=fullzip, 10% null). The page and chunk counts of
+    the first file are in info.json "encodings"."""
+    _write_many_pages(uri, "2.2")
+
+
+@golden_table
+def many_pages_v2_1(uri: str) -> None:
+    """many_pages_v2_2's rows and recipe (same seed) in file format 2.1 (u16 chunk sizes)."""
+    _write_many_pages(uri, "2.1")
+
+
+EDGE_SEED = 9009
+
+
+@golden_table
+def edge_cases_v2_2(uri: str) -> None:
+    """Degenerate columns in format 2.2, 100 rows in 2 fragments of 50: all-null bool, int32,
+    float64, string, binary, timestamp[us], decimal128(10,2), list<int32>,
+    fixed_size_list<float32,4> and struct<a:int32,b:string>; all-empty string, binary and
+    list<int32>; lists that are only null or empty (no items at all); all-NaN float64; and an
+    all-false bool."""
+    n = 100
+    rng = np.random.default_rng(EDGE_SEED)
+    null_or_empty = rng.random(n) < 0.5
+    table = pa.table(
+        {
+            "id": pa.array(np.arange(n, dtype=np.int64)),
+            "all_null_bool": pa.nulls(n, pa.bool_()),
+            "all_null_int32": pa.nulls(n, pa.int32()),
+            "all_null_float64": pa.nulls(n, pa.float64()),
+            "all_null_string": pa.nulls(n, pa.string()),
+            "all_null_binary": pa.nulls(n, pa.binary()),
+            "all_null_timestamp": pa.nulls(n, pa.timestamp("us", "UTC")),
+            "all_null_decimal": pa.nulls(n, pa.decimal128(10, 2)),
+            "all_null_list": pa.nulls(n, pa.list_(pa.int32())),
+            "all_null_vector": pa.nulls(n, pa.list_(pa.float32(), 4)),
+            "all_null_struct": pa.nulls(n, pa.struct([("a", pa.int32()), ("b", pa.string())])),
+            "empty_strings": pa.array([""] * n, pa.string()),
+            "empty_binaries": pa.array([b""] * n, pa.binary()),
+            "empty_lists": pa.array([[]] * n, pa.list_(pa.int32())),
+            "null_or_empty_lists": pa.array(
+                [None if x else [] for x in null_or_empty], pa.list_(pa.int32())
+            ),
+            "all_nan_float64": pa.array(np.full(n, np.nan)),
+            "all_false_bool": pa.array(np.zeros(n, dtype=bool)),
+        }
+    )
+    write_in_files(table, uri, n // 2)
+
+
+@golden_table
+def empty_table(uri: str) -> None:
+    """types_v2_2's schema (every type family, map included) with 0 rows, format 2.2.
+    pylance writes a manifest holding the schema and no fragments, and no data file."""
+    columns = types_columns(
+        np.random.default_rng(TYPES_SEED),
+        0,
+        null_frac=0.1,
+        struct_null_frac=0.1,
+        empty_strings=True,
+        with_map=True,
+    )
+    lance.write_dataset(pa.table(columns), uri, data_storage_version="2.2")
+
+
+@golden_table
+def one_row(uri: str) -> None:
+    """A single row of types_v2_2's columns (every type family, map included), without
+    nulls except null_col, format 2.2: one fragment of one row, so every page holds one value."""
+    columns = types_columns(
+        np.random.default_rng(TYPES_SEED + 1),
+        1,
+        null_frac=0.0,
+        struct_null_frac=0.0,
+        empty_strings=True,
+        with_map=True,
+    )
+    lance.write_dataset(pa.table(columns), uri, data_storage_version="2.2")
+
+
+@golden_table
+def long_strings(uri: str) -> None:
+    """Very long values, format 2.2, 6 rows in one fragment: string_col holds two values of
+    1 MiB characters (about 1.3 MiB of UTF-8, multi-byte characters included), "", null, a
+    short string and one of 2^20 + 1 ASCII characters; large_binary_col holds 1 MiB and
+    2^20 + 1 random bytes among empty, null and short values. Full-zip pages of a few huge
+    values."""
+    rng = np.random.default_rng(EDGE_SEED + 1)
+    mib = 1 << 20
+    big = random_strings(rng, 2, min_len=mib, max_len=mib, empty_frac=0).to_pylist()
+    ascii_big = "".join(np.array(list("abcdefghij"))[rng.integers(0, 10, mib + 1)].tolist())
+    strings = [big[0], "", None, "short", big[1], ascii_big]
+    binaries = [rng.bytes(mib), None, b"", b"\x00\xff", rng.bytes(mib + 1), b"x"]
+    table = pa.table(
+        {
+            "id": pa.array(np.arange(6, dtype=np.int64)),
+            "string_col": pa.array(strings, pa.string()),
+            "large_binary_col": pa.array(binaries, pa.large_binary()),
+        }
+    )
+    lance.write_dataset(table, uri, data_storage_version="2.2")
+
+
+@golden_table
+def next_v2_3(uri: str) -> None:
+    """The 12 basic_types columns (1000 rows, 10% nulls, own seed) written with
+    data_storage_version="next", i.e. the unstable file format 2.3 (footer 2.3,
+    lance.encodings23.PlanarLayout pages). The reader must refuse it with a clear error;
+    expected/ is what pylance itself reads."""
+    rng = np.random.default_rng(10010)
+    lance.write_dataset(basic_table(rng, 1000), uri, data_storage_version="next")
 
 
 # --------------------------------------------------------------------------------------------
@@ -976,11 +1224,52 @@ def encodings_v2_1(uri: str) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+def _sorted_metadata(metadata: dict | None) -> dict | None:
+    return None if metadata is None else dict(sorted(metadata.items()))
+
+
 def write_expected(table: pa.Table, path: Path) -> None:
-    """Arrow IPC file (not stream) with pylance's schema, column order and row order."""
-    table = table.combine_chunks()
+    """Arrow IPC file (not stream) with pylance's schema, column order and row order.
+
+    Field and schema metadata are written with their keys sorted: pylance returns them in
+    Rust HashMap order, which changes from run to run."""
+    schema = pa.schema(
+        [f.with_metadata(_sorted_metadata(f.metadata)) if f.metadata else f for f in table.schema],
+        metadata=_sorted_metadata(table.schema.metadata),
+    )
+    table = pa.Table.from_arrays(table.columns, schema=schema).combine_chunks()
     with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table, max_chunksize=EXPECTED_BATCH_ROWS)
+
+
+def blob_columns(schema: pa.Schema) -> list[str]:
+    """Top-level blob columns: lance-encoding:blob=true (blob v1, 2.1) or the lance.blob.v2
+    extension type (2.2)."""
+    names = []
+    for field in schema:
+        ext = getattr(field.type, "extension_name", None)
+        if ext == "lance.blob.v2" or (field.metadata or {}).get(b"lance-encoding:blob") == b"true":
+            names.append(field.name)
+    return names
+
+
+def write_expected_blobs(ds: lance.LanceDataset, columns: list[str], path: Path) -> None:
+    """The bytes behind each blob column, one large_binary row per dataset row in to_table()
+    order (null for a null blob), as read by LanceDataset.read_blobs."""
+    indices = list(range(ds.count_rows()))
+    arrays = {}
+    for name in columns:
+        pairs = ds.read_blobs(name, indices=indices, preserve_order=True)
+        arrays[name] = pa.array([blob for _, blob in pairs], pa.large_binary())
+    write_expected(pa.table(arrays), path)
+
+
+def encodings_summary(ds: lance.LanceDataset) -> dict | None:
+    """check.py's per-column summary of the first data file, or None when there is no data
+    file or LanceFileReader cannot open it (legacy v1 files)."""
+    if ds.data_storage_version in ("0.1", "legacy"):
+        return None
+    return check.file_encodings(ds)
 
 
 def generate_one(golden: GoldenTable, out: Path) -> dict:
@@ -1001,6 +1290,9 @@ def generate_one(golden: GoldenTable, out: Path) -> dict:
         if table.num_rows != at.count_rows():
             raise RuntimeError(f"{golden.name} v{v}: to_table() and count_rows() disagree")
         write_expected(table, expected / f"v{v}.arrow")
+        blobs = blob_columns(at.schema)
+        if blobs:
+            write_expected_blobs(at, blobs, expected / f"blobs_v{v}.arrow")
         rows[str(v)] = table.num_rows
         fragments[str(v)] = len(at.get_fragments())
 
@@ -1012,6 +1304,7 @@ def generate_one(golden: GoldenTable, out: Path) -> dict:
         "data_storage_version": ds.data_storage_version,
         "rows": rows,
         "fragments": fragments,
+        "encodings": encodings_summary(ds),
     }
     (root / "info.json").write_text(json.dumps(info, indent=2) + "\n")
     return info
@@ -1020,7 +1313,7 @@ def generate_one(golden: GoldenTable, out: Path) -> dict:
 def stamp_text() -> str:
     """What the output was built from. numpy and pyarrow are included because they make the
     random values and write the .arrow files."""
-    source = Path(__file__).read_bytes()
+    source = Path(__file__).read_bytes() + Path(check.__file__).read_bytes()
     return (
         f"generator_sha256={hashlib.sha256(source).hexdigest()}\n"
         f"pylance={lance.__version__}\n"

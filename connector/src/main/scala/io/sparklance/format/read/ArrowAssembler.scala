@@ -96,7 +96,8 @@ object ArrowAssembler {
             try child.makeTransferPair(v.getChildByOrdinal(c)).transfer() finally child.close()
           }
         case _: BitVector | _: BaseFixedWidthVector =>
-          load(vector, n, Seq(validityBuffer(validity, n, allocator), fixedData(vector, values, n, allocator, where)))
+          val data = fixedData(vector, values, n, allocator, where)
+          load(vector, n, Seq(validityBuffer(validity, n, allocator), data))
         case _: BaseVariableWidthVector =>
           val (offsets, data) = variableData(values, n, large = false, allocator, where)
           load(vector, n, Seq(validityBuffer(validity, n, allocator), offsets, data))
@@ -178,12 +179,14 @@ object ArrowAssembler {
       throw Errors.unsupported(s"a batch of $totalBytes string bytes (over 2 GiB)", s"$where; lower the batch size")
     val ow = if (large) 8 else 4
     val offsets = allocator.buffer(Math.multiplyExact(n.toLong + 1, ow.toLong))
-    val data = allocator.buffer(math.max(totalBytes, 1L))
+    val data =
+      try allocator.buffer(math.max(totalBytes, 1L))
+      catch { case t: Throwable => offsets.close(); throw t }
     var item = 0
     var pos = 0L
     def putOffset(i: Int, v: Long): Unit = if (large) offsets.setLong(i.toLong * 8, v) else offsets.setInt(i.toLong * 4, v.toInt)
     putOffset(0, 0)
-    values.foreach {
+    try values.foreach {
       case v: VariableWidthValues =>
         val base = v.offsets(0)
         data.setBytes(pos, v.data, base, (v.offsets(v.count) - base).toLong)
@@ -195,7 +198,7 @@ object ArrowAssembler {
         var i = 0
         while (i < v.count) { putOffset(item + i + 1, pos); i += 1 }
         item += v.count
-    }
+    } catch { case t: Throwable => offsets.close(); data.close(); throw t }
     (offsets, data)
   }
 

@@ -41,7 +41,10 @@ object FieldScanner {
       val col = columnOf(leaf.id).getOrElse(throw Errors.corrupt(file.path, s"field '${leaf.name}' (id ${leaf.id}) has no column"))
       if (col < 0 || col >= file.columns.length)
         throw Errors.corrupt(file.path, s"field '${leaf.name}' maps to column $col but the file has ${file.columns.length} columns")
-      new LeafColumnScanner(file, file.columns(col), leaf.name)
+      val scanner = new LeafColumnScanner(file, file.columns(col), leaf.name)
+      if (scanner.numRows != file.numRows)
+        throw Errors.corrupt(file.path, s"column $col ('${leaf.name}') has pages of ${scanner.numRows} rows but the file has ${file.numRows}")
+      scanner
     }
     // A packed struct (or blob descriptor) owns one column itself, like a leaf.
     if (field.children.isEmpty || columnOf(field.id).isDefined) new PrimitiveFieldScanner(field, leafScanner(field), where)

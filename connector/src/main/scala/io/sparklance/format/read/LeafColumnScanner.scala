@@ -5,6 +5,7 @@ import scala.collection.mutable.ArrayBuffer
 import io.sparklance.format.{ColumnInfo, LanceFileReader}
 import io.sparklance.format.layout.{PageLayout, RepDefLayer}
 import io.sparklance.format.proto.PageLayoutCodec
+import io.sparklance.util.Errors
 
 // Spec: lance-format/lance docs/src/format/file/encoding.md ("Structural encodings").
 // Reads one leaf column of a 2.1+ file front to back, page after page, handing out the
@@ -36,6 +37,8 @@ final class LeafColumnScanner(file: LanceFileReader, column: ColumnInfo, val fie
   private var unit: LeafData = null
   private var itemPos = 0
   private var valuePos = 0
+  /** Rows that started in the current page, to check against the page's row count. */
+  private var pageRows = 0L
 
   /** The rep/def layers of the page being read (innermost first); valid after the first `rows` call. */
   def currentLayers: IndexedSeq[RepDefLayer] = layers
@@ -53,10 +56,14 @@ final class LeafColumnScanner(file: LanceFileReader, column: ColumnInfo, val fie
       if (units != null) {
         units.next() match {
           case Some(u) => unit = u; itemPos = 0; valuePos = 0; return true
-          case None => units = null
+          case None =>
+            units = null
+            val declared = column.pages(pageIndex).numRows
+            if (pageRows != declared) throw Errors.corrupt(file.path, s"$where, page $pageIndex: the levels describe $pageRows rows but the page declares $declared")
         }
       }
       pageIndex += 1
+      pageRows = 0
       if (pageIndex >= column.pages.length) { unit = null; return false }
       val page = column.pages(pageIndex)
       val layout = PageLayoutCodec.parse(page.encoding, s"$where, page $pageIndex")
@@ -83,7 +90,7 @@ final class LeafColumnScanner(file: LanceFileReader, column: ColumnInfo, val fie
       // Whole chunks of the current page.
       if (left > 0 && unitDone && units != null) {
         val skipped = units.skipWholeUnits(left)
-        if (skipped > 0) { left -= skipped; unit = null; progress = true }
+        if (skipped > 0) { left -= skipped; pageRows += skipped; unit = null; progress = true }
       }
     }
     while (left > 0) {
@@ -111,14 +118,17 @@ final class LeafColumnScanner(file: LanceFileReader, column: ColumnInfo, val fie
           val take = math.min(n - started, u.numItems - i)
           i += take
           started += take
+          pageRows += take
           if (started == n) done = true
         } else {
           val top = maxRep
           var stop = false
           while (i < u.numItems && !stop) {
             if (reps(i) == top) {
-              if (started == n) stop = true else { started += 1; i += 1 }
-            } else i += 1
+              if (started == n) stop = true else { started += 1; pageRows += 1; i += 1 }
+            } else if (i == 0 && pageRows == 0 && itemPos == 0 && pieces.isEmpty && started == 0)
+              throw Errors.corrupt(file.path, s"$where, page $pageIndex starts in the middle of a row")
+            else i += 1
           }
           if (stop) done = true
         }

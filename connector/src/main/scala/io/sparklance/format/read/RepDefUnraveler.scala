@@ -166,22 +166,23 @@ object RepDefUnraveler {
           case lv @ (_: ListVector | _: LargeListVector) =>
             val childSlots = s.slots(s.segmentOf(layer) - 1)
             val large = lv.isInstanceOf[LargeListVector]
-            val ow = if (large) 8 else 4
-            val offsets = allocator.buffer((n.toLong + 1) * ow)
-            def put(i: Int, v: Long): Unit = if (large) offsets.setLong(i.toLong * 8, v) else offsets.setInt(i.toLong * 4, v.toInt)
             // Children of slot j: child slots whose item lies in [slots(j), slots(j + 1)).
+            val ends = new Array[Int](n + 1)
             var c = 0
-            put(0, 0)
             var k = 0
             while (k < n) {
               val end = if (k + 1 < n) slots(k + 1) else Int.MaxValue
               if (s.stopLayer(slots(k)) < layer) { while (c < childSlots.length && childSlots(c) < end) c += 1 }
               else if (c < childSlots.length && childSlots(c) < end)
                 throw Errors.corrupt(where, s"a null or empty list of '${f.name}' has items")
-              put(k + 1, c)
+              ends(k + 1) = c
               k += 1
             }
             if (c != childSlots.length) throw Errors.corrupt(where, s"${childSlots.length - c} items of '${f.name}' belong to no list")
+            val ow = if (large) 8 else 4
+            val offsets = allocator.buffer((n.toLong + 1) * ow)
+            k = 0
+            while (k <= n) { if (large) offsets.setLong(k.toLong * 8, ends(k).toLong) else offsets.setInt(k.toLong * 4, ends(k)); k += 1 }
             ArrowAssembler.load(vector, n, Seq(ArrowAssembler.validityBuffer(validity, n, allocator), offsets))
             val child = node(top, f.children.head, arrow.getChildren.get(0), nodeDepth + 1, streams, allocator, where)
             val data = lv match {
