@@ -27,7 +27,7 @@ val sparkJavaModuleOptions = Seq(
 ).map(p => s"--add-opens=java.base/$p=ALL-UNNAMED")
 
 lazy val root = (project in file("."))
-  .aggregate(connector)
+  .aggregate(connector, bench)
   .disablePlugins(sbtassembly.AssemblyPlugin)
   .settings(publish / skip := true)
 
@@ -65,4 +65,19 @@ lazy val connector = (project in file("connector"))
       case x if x.endsWith(".proto") => MergeStrategy.discard
       case _ => MergeStrategy.first
     }
+  )
+
+// Benchmarks, run on purpose (make bench), never as tests. Spark and its libraries are
+// provided at run time in a real deployment, so `run` here uses the full compile classpath.
+lazy val bench = (project in file("bench"))
+  .dependsOn(connector)
+  .disablePlugins(sbtassembly.AssemblyPlugin)
+  .settings(
+    publish / skip := true,
+    libraryDependencies += "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+    Compile / run := Defaults.runTask(Compile / fullClasspath, Compile / run / mainClass, Compile / run / runner).evaluated,
+    Compile / runMain := Defaults.runMainTask(Compile / fullClasspath, Compile / run / runner).evaluated,
+    run / fork := true,
+    run / javaOptions ++= sparkJavaModuleOptions ++ Seq("-Xmx8g", "-Xss4m"),
+    run / connectInput := false
   )

@@ -24,5 +24,9 @@ final case class PageInfo(
 /** One column of a data file: its pages in row order, and its column-level encoding. */
 final case class ColumnInfo(index: Int, pages: IndexedSeq[PageInfo], columnEncoding: Option[EncodingAny])
 
-/** What global buffer 0 of a data file describes: the schema of its fields and its row count. */
-final case class FileDescriptor(schema: LanceSchema, numRows: Long)
+/**
+ * What global buffer 0 of a data file describes: the fields it holds (as stored, flat;
+ * readers take the schema from the manifest, and writers may leave ids of generated
+ * children such as blob descriptors unset) and its row count.
+ */
+final case class FileDescriptor(fields: IndexedSeq[FlatField], numRows: Long)

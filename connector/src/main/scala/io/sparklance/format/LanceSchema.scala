@@ -32,8 +32,19 @@ final case class LanceField(
   def isMap: Boolean = logicalType == "map"
   def isNested: Boolean = isStruct || isList || isMap
 
+  /** A blob column (bytes stored out of line; read as descriptors): v1 marker or the v2 extension. */
+  def blobVersion: Option[Int] =
+    if (metadata.get("ARROW:extension:name").contains(LanceField.BlobV2Extension)) Some(2)
+    else if (metadata.contains(LanceField.BlobMarker) && (logicalType == "large_binary" || logicalType == "binary")) Some(1)
+    else None
+
   /** The Arrow field this Lance field reads as. `where` names the schema for errors. */
-  def toArrow(where: String): Field = {
+  def toArrow(where: String): Field = blobVersion match {
+    case Some(v) => BlobDescriptors.field(name, nullable, v)
+    case None => plainArrow(where)
+  }
+
+  private def plainArrow(where: String): Field = {
     val arrowChildren = children.map(_.toArrow(where))
     val meta = if (metadata.isEmpty) null else metadata.asJava
     LogicalType.parse(logicalType, where, name) match {
@@ -47,6 +58,8 @@ final case class LanceField(
 }
 
 object LanceField {
+  val BlobMarker = "lance-encoding:blob"
+  val BlobV2Extension = "lance.blob.v2"
   private val listTypes = Set("list", "list.struct", "large_list", "large_list.struct")
 
   /**
@@ -165,5 +178,30 @@ object LogicalType {
           parse(parts.slice(1, parts.length - 2).mkString(":"), where, field)
         case _ => throw unknown(lt, where, field)
       }
+  }
+}
+
+/**
+ * Blob columns read as descriptors of where each value's bytes are, as pylance returns them:
+ * v1 (file format 2.1) `struct<position: uint64, size: uint64>`; v2 (2.2)
+ * `struct<kind: uint8, position: uint64, size: uint64, blob_id: uint32, blob_uri: string>`.
+ * The bytes themselves are fetched on request (format.BlobBytes).
+ */
+object BlobDescriptors {
+  def field(name: String, nullable: Boolean, version: Int): Field = {
+    def child(n: String, t: ArrowType, childNullable: Boolean) =
+      new Field(n, new FieldType(childNullable, t, null), java.util.Collections.emptyList[Field]())
+    val children =
+      if (version == 1) java.util.List.of(child("position", new ArrowType.Int(64, false), true), child("size", new ArrowType.Int(64, false), true))
+      else java.util.List.of(
+        child("kind", new ArrowType.Int(8, false), false),
+        child("position", new ArrowType.Int(64, false), false),
+        child("size", new ArrowType.Int(64, false), false),
+        child("blob_id", new ArrowType.Int(32, false), false),
+        child("blob_uri", ArrowType.Utf8.INSTANCE, false))
+    val meta = new java.util.HashMap[String, String]()
+    meta.put(LanceField.BlobMarker, "true")
+    if (version == 2) meta.put("lance-encoding:packed", "true")
+    new Field(name, new FieldType(nullable, ArrowType.Struct.INSTANCE, null, meta), children)
   }
 }

@@ -18,9 +18,20 @@ object Canonical {
   final case class FloatBits(bits: Int)
   final case class DoubleBits(bits: Long)
 
-  def rows(root: VectorSchemaRoot): IndexedSeq[IndexedSeq[Any]] = {
-    val vectors = root.getFieldVectors.asScala.toIndexedSeq
-    (0 until root.getRowCount).map(i => vectors.map(v => cell(v, i)))
+  def rows(root: VectorSchemaRoot): IndexedSeq[IndexedSeq[Any]] = rows(root, null)
+
+  /**
+   * The rows of `root`; dictionary-encoded columns (pylance returns dictionary columns so)
+   * are decoded through `dictionaries` first, since spark-lance reads them as their values.
+   */
+  def rows(root: VectorSchemaRoot, dictionaries: org.apache.arrow.vector.dictionary.DictionaryProvider): IndexedSeq[IndexedSeq[Any]] = {
+    val decoded = root.getFieldVectors.asScala.toIndexedSeq.map { v =>
+      val enc = v.getField.getDictionary
+      if (enc == null || dictionaries == null) (v, false)
+      else (org.apache.arrow.vector.dictionary.DictionaryEncoder.decode(v, dictionaries.lookup(enc.getId)).asInstanceOf[FieldVector], true)
+    }
+    try (0 until root.getRowCount).map(i => decoded.map { case (v, _) => cell(v, i) })
+    finally decoded.foreach { case (v, owned) => if (owned) v.close() }
   }
 
   def cell(v: FieldVector, i: Int): Any =

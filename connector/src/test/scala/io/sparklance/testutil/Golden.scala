@@ -41,7 +41,7 @@ object Golden {
     try {
       val rows = reader.getRecordBlocks.asScala.toIndexedSeq.flatMap { block =>
         reader.loadRecordBatch(block)
-        Canonical.rows(reader.getVectorSchemaRoot)
+        Canonical.rows(reader.getVectorSchemaRoot, reader)
       }
       (reader.getVectorSchemaRoot.getSchema, rows)
     } finally reader.close()

@@ -19,8 +19,7 @@ object FileMetadataCodec {
 
   def parseDescriptor(bytes: Bytes): FileDescriptor = {
     val d = parse(bytes, "FileDescriptor")(FileProtos.FileDescriptor.parseFrom)
-    val where = s"${bytes.path} (file schema)"
-    FileDescriptor(schema(d.getSchema.getFieldsList.asScala.toSeq, d.getSchema.getMetadataMap, where), d.getLength)
+    FileDescriptor(d.getSchema.getFieldsList.asScala.map(flatField).toIndexedSeq, d.getLength)
   }
 
   /** Builds a schema from the flat field list shared by data files and manifests. */

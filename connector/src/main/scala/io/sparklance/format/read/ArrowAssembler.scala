@@ -123,8 +123,9 @@ object ArrowAssembler {
     val buf = allocator.buffer(math.max(bytes, 1).toLong)
     buf.setZero(0, buf.capacity())
     if (bits == null) {
-      var i = 0
-      while (i < n) { BitVectorHelper.setBit(buf, i.toLong); i += 1 }
+      // All valid: whole bytes of ones, then the bits of a partial last byte.
+      if (n >= 8) buf.setOne(0, (n / 8).toLong)
+      if (n % 8 != 0) buf.setByte((n / 8).toLong, (1 << (n % 8)) - 1)
     } else buf.setBytes(0, bits, 0, bytes.toLong)
     buf
   }

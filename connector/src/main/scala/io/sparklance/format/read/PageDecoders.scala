@@ -2,7 +2,6 @@ package io.sparklance.format.read
 
 import io.sparklance.format.{LanceFileReader, PageInfo}
 import io.sparklance.format.layout.PageLayout
-import io.sparklance.util.Errors
 
 // Spec: lance-format/lance docs/src/format/file/encoding.md ("Structural encodings").
 // Chooses the decoder for a page's layout.
@@ -12,7 +11,7 @@ object PageDecoders {
     case m: PageLayout.MiniBlock => new MiniBlockPage(file.readBuffers(page, where), page.numRows, m, where)
     case c: PageLayout.Constant => ConstantPage.decode(file.readBuffers(page, where), page.numRows, c, where)
     case f: PageLayout.FullZip => FullZipPage.decode(file.readBuffers(page, where), page.numRows, f, where)
-    case _: PageLayout.Blob => throw Errors.unsupportedEncoding(file.path, where, "blob layout")
+    case b: PageLayout.Blob => new BlobPage(open(file, page, b.inner, where), b, where)
   }
 
   /** Units for a page decoded in one piece. */

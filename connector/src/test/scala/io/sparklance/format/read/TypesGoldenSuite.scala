@@ -44,4 +44,9 @@ class TypesGoldenSuite extends AnyFunSuite {
     test(s"$name: every column equals pylance") { check(name, 8192) }
     test(s"$name: small batches cut nested rows anywhere") { check(name, 7) }
   }
+
+  Seq("wide_vectors_v2_1", "wide_vectors_v2_2", "encodings_v2_1", "encodings_v2_2", "many_pages_v2_1", "many_pages_v2_2",
+    "edge_cases_v2_2", "one_row", "empty_table", "long_strings").foreach { name =>
+    test(s"$name: every column equals pylance") { check(name, 1000) }
+  }
 }
