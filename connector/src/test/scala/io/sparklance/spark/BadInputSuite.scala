@@ -88,8 +88,9 @@ class BadInputSuite extends AnyFunSuite with LocalSpark {
     assert(missing.getMessage.contains("1, 2, 3"))
   }
 
-  test("an unsupported file version is refused with a clear error") {
-    val e = errorOf(spark.read.format("lance").load(Golden.dataset("format_v2_0").uri).collect())
-    assert(e.errorClass == "LANCE_UNSUPPORTED_FEATURE")
+  test("file format 2.3 ('next', unstable) is refused, naming the version") {
+    val e = errorOf(spark.read.format("lance").load(Golden.dataset("next_v2_3").uri).collect())
+    assert(e.errorClass == "LANCE_UNSUPPORTED_FILE_VERSION")
+    assert(e.getMessage.contains("2.3"))
   }
 }
