@@ -26,7 +26,7 @@ object DataFileReader {
   /** Opens `path`, whose format version the manifest records. */
   def open(store: ObjectStore, path: String, knownSize: Option[Long], version: FileVersion): DataFileReader =
     version match {
-      case FileVersion.Legacy => throw io.sparklance.util.Errors.unsupported("legacy (0.1) data files", path)
+      case FileVersion.Legacy => legacy.LegacyFileReader.open(store, path, knownSize)
       case _ => LanceFileReader.open(store, path, knownSize)
     }
 }

@@ -3,7 +3,7 @@ package io.sparklance.spark
 import scala.jdk.CollectionConverters._
 
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
-import org.apache.arrow.vector.VectorSchemaRoot
+import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
@@ -46,8 +46,16 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
     releaseCurrent()
     if (!scanner.hasNext) false
     else {
-      current = scanner.next()
-      val columns: Array[ColumnVector] = current.getFieldVectors.asScala.map(v => new ArrowColumnVector(v): ColumnVector).toArray
+      val root = scanner.next()
+      // Vectors Spark cannot read directly are converted (and the originals released).
+      val originals = root.getFieldVectors.asScala.toList
+      val converted = scala.collection.mutable.ListBuffer.empty[FieldVector]
+      try originals.foreach(v => converted += SparkArrow.convert(v, allocator))
+      catch { case t: Throwable => originals.drop(converted.length + 1).foreach(_.close()); converted.foreach(_.close()); throw t }
+      val vectors = converted.toList
+      current = new VectorSchemaRoot(vectors.asJava)
+      current.setRowCount(root.getRowCount)
+      val columns: Array[ColumnVector] = vectors.map(v => new ArrowColumnVector(v): ColumnVector).toArray
       batch = new ColumnarBatch(columns, current.getRowCount)
       true
     }

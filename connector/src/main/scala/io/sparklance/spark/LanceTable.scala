@@ -14,7 +14,10 @@ import io.sparklance.table.Snapshot
 final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val stores: ObjectStoreFactory)
     extends Table with SupportsRead {
 
-  private lazy val sparkSchema: StructType = SparkSchemas.toSpark(snapshot.manifest.schema, snapshot.manifestPath)
+  private lazy val sparkSchema: StructType = {
+    val where = snapshot.manifestPath
+    StructType(snapshot.manifest.schema.fields.map(f => SparkArrow.sparkField(f.toArrow(where), where)))
+  }
 
   override def name(): String = s"lance.`${snapshot.root}`@v${snapshot.version}"
 

@@ -37,8 +37,8 @@ final class FragmentScanner(
 
   private def openField(field: LanceField): Option[FieldScanner] = {
     // 2.1+ files list leaf ids only; a top-level primitive is its own leaf.
-    val leafIds = field.preOrder.map(_.id).toSet
-    task.files.find(f => leafIds.exists(id => f.columnOf(id).isDefined)).map { f =>
+    val ids = field.preOrder.map(_.id).toSet
+    task.files.find(f => ids.exists(f.holds)).map { f =>
       val reader = openFiles.getOrElseUpdate(f.path, DataFileReader.open(store, f.path, Some(f.sizeBytes), f.version))
       if (reader.numRows != task.physicalRows)
         throw Errors.corrupt(f.path, s"the file holds ${reader.numRows} rows but fragment ${task.fragmentId} has ${task.physicalRows}")

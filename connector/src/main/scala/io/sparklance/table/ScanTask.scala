@@ -7,6 +7,13 @@ import io.sparklance.format.FileVersion
 
 /** A data file of a fragment, located. */
 final case class ScanFile(path: String, sizeBytes: Long, fieldIds: IndexedSeq[Int], columnIndices: IndexedSeq[Int], version: FileVersion) {
+  /**
+   * True when this file stores `fieldId`. Legacy (0.1) files list their field ids without
+   * column indices: their page table is keyed by field id.
+   */
+  def holds(fieldId: Int): Boolean =
+    columnOf(fieldId).isDefined || (version == FileVersion.Legacy && columnIndices.isEmpty && fieldIds.contains(fieldId))
+
   /** The column holding `fieldId` in this file, if it has one. */
   def columnOf(fieldId: Int): Option[Int] = {
     val i = fieldIds.indexOf(fieldId)

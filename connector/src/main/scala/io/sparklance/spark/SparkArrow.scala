@@ -1,0 +1,167 @@
+package io.sparklance.spark
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.arrow.memory.BufferAllocator
+import org.apache.arrow.vector._
+import org.apache.arrow.vector.complex.{FixedSizeListVector, LargeListVector, ListVector, MapVector, StructVector}
+import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision, IntervalUnit, TimeUnit}
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
+import org.apache.spark.sql.types._
+
+import io.sparklance.util.Errors
+
+// Lance columns are Arrow vectors; Spark reads Arrow vectors through ArrowColumnVector, which
+// knows only some Arrow types. This maps every Lance column to the nearest Spark type and
+// converts the vectors Spark cannot read (unsigned ints, float16, non-micro timestamps,
+// time, durations, fixed-size and large lists, fixed-size binary, 256-bit decimals) into
+// ones it can. The original Arrow type is kept in the Spark field's metadata under
+// `lance.arrow.type`, so that a later write can restore it.
+
+object SparkArrow {
+  val ArrowTypeKey = "lance.arrow.type"
+
+  /** The Arrow field Spark can read that `f` is converted to (often `f` itself). */
+  def readable(f: Field): Field = {
+    val children = f.getChildren.asScala.map(readable).asJava
+    def as(t: ArrowType, ch: java.util.List[Field] = children): Field =
+      new Field(f.getName, new FieldType(f.isNullable, t, null, f.getMetadata), ch)
+    f.getType match {
+      case i: ArrowType.Int if !i.getIsSigned => i.getBitWidth match {
+        case 8 => as(new ArrowType.Int(16, true))
+        case 16 => as(new ArrowType.Int(32, true))
+        case 32 => as(new ArrowType.Int(64, true))
+        case _ => as(new ArrowType.Decimal(20, 0, 128))
+      }
+      case fp: ArrowType.FloatingPoint if fp.getPrecision == FloatingPointPrecision.HALF =>
+        as(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE))
+      case d: ArrowType.Decimal if d.getBitWidth == 256 =>
+        if (d.getPrecision <= 38) as(new ArrowType.Decimal(d.getPrecision, d.getScale, 128)) else as(ArrowType.Utf8.INSTANCE)
+      case _: ArrowType.FixedSizeBinary => as(ArrowType.Binary.INSTANCE)
+      case d: ArrowType.Date if d.getUnit == DateUnit.MILLISECOND => as(new ArrowType.Date(DateUnit.DAY))
+      case t: ArrowType.Timestamp if t.getUnit != TimeUnit.MICROSECOND => as(new ArrowType.Timestamp(TimeUnit.MICROSECOND, t.getTimezone))
+      case _: ArrowType.Time => as(new ArrowType.Time(TimeUnit.NANOSECOND, 64))
+      case d: ArrowType.Duration if d.getUnit != TimeUnit.MICROSECOND => as(new ArrowType.Duration(TimeUnit.MICROSECOND))
+      case _: ArrowType.FixedSizeList | _: ArrowType.LargeList => as(ArrowType.List.INSTANCE)
+      case _ => as(f.getType)
+    }
+  }
+
+  /** The Spark field of a Lance column, with its original Arrow type in the metadata when converted. */
+  def sparkField(f: Field, where: String): StructField = {
+    val r = readable(f)
+    val meta = new MetadataBuilder()
+    if (r.getType != f.getType) meta.putString(ArrowTypeKey, f.getType.toString)
+    StructField(f.getName, sparkType(r, where), f.isNullable, meta.build())
+  }
+
+  private def sparkType(f: Field, where: String): DataType = f.getType match {
+    case _: ArrowType.Bool => BooleanType
+    case i: ArrowType.Int => i.getBitWidth match { case 8 => ByteType; case 16 => ShortType; case 32 => IntegerType; case _ => LongType }
+    case fp: ArrowType.FloatingPoint => if (fp.getPrecision == FloatingPointPrecision.SINGLE) FloatType else DoubleType
+    case _: ArrowType.Utf8 | _: ArrowType.LargeUtf8 => StringType
+    case _: ArrowType.Binary | _: ArrowType.LargeBinary => BinaryType
+    case d: ArrowType.Decimal => DecimalType(d.getPrecision, d.getScale)
+    case _: ArrowType.Date => DateType
+    case t: ArrowType.Timestamp => if (t.getTimezone == null) TimestampNTZType else TimestampType
+    case _: ArrowType.Time => TimeType(6)
+    case _: ArrowType.Duration => DayTimeIntervalType()
+    case _: ArrowType.Null => NullType
+    case _: ArrowType.List =>
+      val item = f.getChildren.get(0)
+      ArrayType(sparkType(item, where), item.isNullable)
+    case _: ArrowType.Map =>
+      val entries = f.getChildren.get(0)
+      val (k, v) = (entries.getChildren.get(0), entries.getChildren.get(1))
+      MapType(sparkType(k, where), sparkType(v, where), v.isNullable)
+    case _: ArrowType.Struct => StructType(f.getChildren.asScala.map(c => sparkField(c, where)).toSeq)
+    case other => throw Errors.unsupported(s"column '${f.getName}' of Arrow type $other in Spark", where)
+  }
+
+  /** `v` as a vector of `readable(v.getField)`; converted vectors replace (and close) `v`. */
+  def convert(v: FieldVector, allocator: BufferAllocator): FieldVector = {
+    val target = readable(v.getField)
+    if (target == v.getField) v
+    else try convertTo(v, target, allocator) finally v.close()
+  }
+
+  /** A new vector of field `target` with the values of `v` (which the caller still owns). */
+  private def convertTo(v: FieldVector, target: Field, allocator: BufferAllocator): FieldVector = {
+    if (target == v.getField) {
+      val copy = target.createVector(allocator)
+      v.makeTransferPair(copy).transfer()
+      return copy
+    }
+    val out = target.createVector(allocator)
+    val n = v.getValueCount
+    try {
+      (v, out) match {
+        case (s: StructVector, o: StructVector) =>
+          o.allocateNew()
+          (0 until n).foreach(i => if (!s.isNull(i)) o.setIndexDefined(i))
+          s.getChildrenFromFields.asScala.zipWithIndex.foreach { case (c, k) =>
+            val conv = convertTo(c, target.getChildren.get(k), allocator)
+            try conv.makeTransferPair(o.getChildByOrdinal(k)).transfer() finally conv.close()
+          }
+          o.setValueCount(n)
+        case (src, o: ListVector) =>
+          val (child, start, end) = src match {
+            case l: ListVector => (l.getDataVector, (i: Int) => l.getElementStartIndex(i).toLong, (i: Int) => l.getElementEndIndex(i).toLong)
+            case l: LargeListVector => (l.getDataVector, (i: Int) => l.getElementStartIndex(i), (i: Int) => l.getElementEndIndex(i))
+            case f: FixedSizeListVector => (f.getDataVector, (i: Int) => i.toLong * f.getListSize, (i: Int) => (i + 1).toLong * f.getListSize)
+          }
+          // Offsets relative to the first row; rows that are null keep their items (a
+          // fixed-size list owns its slots even when null), which Arrow allows.
+          val first = if (n == 0) 0L else start(0)
+          val childCount = if (n == 0) 0L else end(n - 1) - first
+          if (childCount > Int.MaxValue) throw Errors.unsupported(s"a list column batch of $childCount items", target.getName)
+          val offsets = allocator.buffer((n + 1).toLong * 4)
+          offsets.setInt(0, 0)
+          (0 until n).foreach(i => offsets.setInt((i + 1).toLong * 4, (end(i) - first).toInt))
+          val validity = new Array[Byte]((n + 7) / 8)
+          (0 until n).foreach(i => if (!src.isNull(i)) io.sparklance.format.read.BitCopy.setBit(validity, i))
+          io.sparklance.format.read.ArrowAssembler.load(o, n,
+            Seq(io.sparklance.format.read.ArrowAssembler.validityBuffer(validity, n, allocator), offsets))
+          val conv = convertTo(child, target.getChildren.get(0), allocator)
+          try {
+            val tp = conv.makeTransferPair(o.getDataVector)
+            if (first == 0 && conv.getValueCount == childCount) tp.transfer() else tp.splitAndTransfer(first.toInt, childCount.toInt)
+          } finally conv.close()
+        case _ =>
+          out.setInitialCapacity(n)
+          out.allocateNew()
+          (0 until n).foreach(i => if (!v.isNull(i)) copyScalar(v, i, out))
+          out.setValueCount(n)
+      }
+      out
+    } catch { case t: Throwable => out.close(); throw t }
+  }
+
+  private val microsPer: Map[TimeUnit, Long] =
+    Map(TimeUnit.SECOND -> 1000000L, TimeUnit.MILLISECOND -> 1000L, TimeUnit.MICROSECOND -> 1L)
+
+  /** Converts one non-null value of a primitive vector. */
+  private def copyScalar(src: FieldVector, i: Int, out: FieldVector): Unit = (src, out) match {
+    case (s: UInt1Vector, o: SmallIntVector) => o.set(i, (s.get(i) & 0xff).toShort)
+    case (s: UInt2Vector, o: IntVector) => o.set(i, s.get(i).toInt)
+    case (s: UInt4Vector, o: BigIntVector) => o.set(i, s.get(i) & 0xffffffffL)
+    case (s: UInt8Vector, o: DecimalVector) =>
+      o.set(i, new java.math.BigDecimal(new java.math.BigInteger(java.lang.Long.toUnsignedString(s.get(i)))))
+    case (s: Float2Vector, o: Float4Vector) => o.set(i, s.getValueAsFloat(i))
+    case (s: Decimal256Vector, o: DecimalVector) => o.set(i, s.getObject(i))
+    case (s: Decimal256Vector, o: VarCharVector) => o.setSafe(i, s.getObject(i).toPlainString.getBytes("UTF-8"))
+    case (s: FixedSizeBinaryVector, o: VarBinaryVector) => o.setSafe(i, s.get(i))
+    case (s: DateMilliVector, o: DateDayVector) => o.set(i, Math.floorDiv(s.get(i), 86400000L).toInt)
+    case (s: TimeStampVector, o: TimeStampVector) =>
+      val unit = s.getField.getType.asInstanceOf[ArrowType.Timestamp].getUnit
+      o.set(i, if (unit == TimeUnit.NANOSECOND) Math.floorDiv(s.get(i), 1000L) else Math.multiplyExact(s.get(i), microsPer(unit)))
+    case (s: TimeSecVector, o: TimeNanoVector) => o.set(i, s.get(i) * 1000000000L)
+    case (s: TimeMilliVector, o: TimeNanoVector) => o.set(i, s.get(i) * 1000000L)
+    case (s: TimeMicroVector, o: TimeNanoVector) => o.set(i, s.get(i) * 1000L)
+    case (s: DurationVector, o: DurationVector) =>
+      val unit = s.getUnit
+      val raw = DurationVector.get(s.getDataBuffer, i)
+      o.set(i, if (unit == TimeUnit.NANOSECOND) Math.floorDiv(raw, 1000L) else Math.multiplyExact(raw, microsPer(unit)))
+    case _ => throw Errors.unsupported(s"converting Arrow ${src.getField.getType} to ${out.getField.getType}", src.getName)
+  }
+}
