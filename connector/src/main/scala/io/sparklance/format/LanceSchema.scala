@@ -32,6 +32,13 @@ final case class LanceField(
   def isMap: Boolean = logicalType == "map"
   def isNested: Boolean = isStruct || isList || isMap
 
+  /**
+   * False for structs stored in one column of their own (packed structs, blob
+   * descriptors), which cannot be read member by member.
+   */
+  def columnsOwnedByLeaves: Boolean =
+    !metadata.get("lance-encoding:packed").orElse(metadata.get("packed")).contains("true") && blobVersion.isEmpty
+
   /** A blob column (bytes stored out of line; read as descriptors): v1 marker or the v2 extension. */
   def blobVersion: Option[Int] =
     if (metadata.get("ARROW:extension:name").contains(LanceField.BlobV2Extension)) Some(2)

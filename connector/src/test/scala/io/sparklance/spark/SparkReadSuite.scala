@@ -36,6 +36,23 @@ class SparkReadSuite extends AnyFunSuite with LocalSpark {
     assert(df.where("score > 50").count() == 5)
   }
 
+  test("nested column pruning reads only the struct members asked for") {
+    val df = spark.read.format("lance").load(Golden.dataset("types_v2_2").uri)
+    val q = df.select("nested_struct_col.inner.y", "struct_col.b")
+    val scan = q.queryExecution.executedPlan.collectFirst {
+      case s: org.apache.spark.sql.execution.datasources.v2.BatchScanExec => s.scan.asInstanceOf[LanceScan]
+    }.get
+    assert(scan.readSchema().simpleString == "struct<struct_col:struct<b:string>,nested_struct_col:struct<inner:struct<y:string>>>")
+    val full = df.select("nested_struct_col", "struct_col").collect()
+    val pruned = q.collect()
+    assert(pruned.length == full.length)
+    full.indices.foreach { i =>
+      val inner = Option(full(i).getStruct(0)).flatMap(s => Option(s.getStruct(0)))
+      assert(pruned(i).get(0) == inner.map(_.get(1)).orNull)
+      assert(pruned(i).get(1) == Option(full(i).getStruct(1)).map(_.get(1)).orNull)
+    }
+  }
+
   test("one input partition per fragment, version pinned in the plan") {
     val ds = Golden.dataset("basic_types")
     val df = spark.read.format("lance").option("version", "2").load(ds.uri)
