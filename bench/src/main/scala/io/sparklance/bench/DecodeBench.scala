@@ -51,7 +51,10 @@ object DecodeBench {
         } finally allocator.close()
         (rows, bytes)
       }
-      (0 until 2).foreach(_ => once()) // warm-up: JIT and the page cache
+      // Warm-up (JIT compilation and the page cache): at least 3 s and 5 rounds.
+      val warmStart = System.nanoTime()
+      var warm = 0
+      while (warm < 5 || System.nanoTime() - warmStart < 3000000000L) { once(); warm += 1 }
       var best = Long.MaxValue
       var result = (0L, 0L)
       (0 until reps).foreach { _ =>

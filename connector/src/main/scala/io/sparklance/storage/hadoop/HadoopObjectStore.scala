@@ -20,7 +20,12 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
   private def toPath(p: String): Path = new Path(HadoopObjectStore.toHadoopUri(p))
 
   private def fs(path: Path): FileSystem =
-    try path.getFileSystem(conf)
+    try path.getFileSystem(conf) match {
+      // Lance files carry no Hadoop .crc side files; the checksumming wrapper of the local
+      // file system would only slow every read down (about 3x), so read the raw one.
+      case local: org.apache.hadoop.fs.LocalFileSystem => local.getRawFileSystem
+      case other => other
+    }
     catch { case e: IOException => throw Errors.io(path.toString, "opening the file system", e) }
 
   override def size(path: String): Long = {
