@@ -48,28 +48,67 @@ final class FragmentScanner(
     }
   }
 
+  /** Offsets of deleted rows, or null when the fragment has none. */
+  private val deleted: org.roaringbitmap.RoaringBitmap =
+    task.deletion.map(d => DeletionVector.read(store, d.path, d.fileType, task.fragmentId, task.physicalRows)).orNull
+
+  /** Rows dropped because they were deleted, so far. */
+  private var deletedSkipped = 0L
+  def rowsDeleted: Long = deletedSkipped
+
   /** Bytes read from storage so far. */
   def bytesRead: Long = openFiles.valuesIterator.map(_.bytesRead).sum
 
-  override def hasNext: Boolean = position < task.rowEnd
+  /** Live rows of `[from, until)`, or null when none of them is deleted. */
+  private def liveRows(from: Long, until: Long): Array[Long] =
+    if (deleted == null || deleted.rangeCardinality(from, until) == 0) null
+    else (from until until).filterNot(r => deleted.contains(r.toInt)).toArray
+
+  /** Moves past ranges whose rows are all deleted. */
+  private def skipDeleted(): Unit =
+    while (position < task.rowEnd && deleted != null) {
+      val end = math.min(position + batchRows, task.rowEnd)
+      if (deleted.rangeCardinality(position, end) == end - position) {
+        sources.foreach(_.foreach(_.skip(end - position)))
+        deletedSkipped += end - position
+        position = end
+      } else return
+    }
+
+  override def hasNext: Boolean = { skipDeleted(); position < task.rowEnd }
 
   override def next(): VectorSchemaRoot = {
     if (!hasNext) throw new NoSuchElementException("no more batches")
-    val n = math.min(batchRows.toLong, task.rowEnd - position).toInt
+    val end = math.min(position + batchRows, task.rowEnd)
+    val live = liveRows(position, end)
+    if (live == null) {
+      val n = (end - position).toInt
+      val root = read(_.next(n, allocator), n)
+      position = end
+      root
+    } else {
+      // Read only the live rows; the scanners then step over the deleted tail.
+      val root = read(_.take(live, allocator), live.length)
+      val tail = end - (live.last + 1)
+      if (tail > 0) sources.foreach(_.foreach(_.skip(tail)))
+      deletedSkipped += (end - position) - live.length
+      position = end
+      root
+    }
+  }
+
+  /** One batch of `n` rows, each field read by `readField`, nulls for fields no file stores. */
+  private def read(readField: FieldScanner => FieldVector, n: Int): VectorSchemaRoot = {
     val vectors = new java.util.ArrayList[FieldVector](fields.length)
     try {
       fields.indices.foreach { i =>
-        val v = sources(i) match {
-          case Some(s) => s.next(n, allocator)
-          case None => NullColumns.vector(fields(i), n, allocator)
-        }
+        val v = sources(i).map(readField).getOrElse(NullColumns.vector(fields(i), n, allocator))
         vectors.add(v)
         if (v.getValueCount != n)
           throw Errors.corrupt(task.files.headOption.map(_.path).getOrElse(s"fragment ${task.fragmentId}"),
             s"field '${fields(i).name}' returned ${v.getValueCount} rows where $n were expected")
       }
     } catch { case t: Throwable => vectors.forEach(_.close()); throw t }
-    position += n
     val root = new VectorSchemaRoot(vectors)
     root.setRowCount(n)
     root
@@ -87,18 +126,10 @@ final class FragmentScanner(
     }
     if (offsets.indices.exists(i => i > 0 && offsets(i) <= offsets(i - 1)))
       throw Errors.invalidArgument("row offsets to take must be strictly ascending")
-    val vectors = new java.util.ArrayList[FieldVector](fields.length)
-    try {
-      fields.indices.foreach { i =>
-        vectors.add(sources(i) match {
-          case Some(s) => s.take(offsets, allocator)
-          case None => NullColumns.vector(fields(i), offsets.length, allocator)
-        })
-      }
-    } catch { case t: Throwable => vectors.forEach(_.close()); throw t }
-    if (offsets.nonEmpty) position = offsets.last + 1
-    val root = new VectorSchemaRoot(vectors)
-    root.setRowCount(offsets.length)
+    // Deleted rows are not returned.
+    val live = if (deleted == null) offsets else offsets.filterNot(o => deleted.contains(o.toInt))
+    val root = read(_.take(live, allocator), live.length)
+    if (live.nonEmpty) position = live.last + 1
     root
   }
 

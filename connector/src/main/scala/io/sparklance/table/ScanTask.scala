@@ -21,14 +21,20 @@ final case class ScanFile(path: String, sizeBytes: Long, fieldIds: IndexedSeq[In
   }
 }
 
-/** Rows `[rowStart, rowEnd)` (physical offsets) of fragment `fragmentId`. */
+/** A fragment's deletion file, located. */
+final case class ScanDeletion(path: String, fileType: DeletionFileType, numDeletedRows: Long)
+
+/**
+ * Rows `[rowStart, rowEnd)` (physical offsets) of fragment `fragmentId`; rows its
+ * deletion file names are never returned.
+ */
 final case class ScanTask(
     fragmentId: Long,
     files: IndexedSeq[ScanFile],
     physicalRows: Long,
     rowStart: Long,
     rowEnd: Long,
-    deletionFile: Option[String]) {
+    deletion: Option[ScanDeletion]) {
   def numRows: Long = rowEnd - rowStart
   /** A rough size for packing tasks into splits. */
   def estimatedBytes: Long = {

@@ -46,6 +46,11 @@ class GoldenReadSuite extends AnyFunSuite {
   Seq("basic_types", "basic_types_large", "no_nulls", "projection_and_count", "legacy_manifest_names", "format_v2_1")
     .foreach(name => test(s"golden dataset $name equals pylance, every version")(check(name)))
 
+  test("deleted rows (arrow and roaring deletion files, merged, whole fragments) never come back") {
+    check("deletions")
+    check("deletions", batchRows = 100)
+  }
+
   test("odd batch sizes cross chunk and page boundaries") {
     check("basic_types", batchRows = 333)
     check("basic_types_large", batchRows = 1000)

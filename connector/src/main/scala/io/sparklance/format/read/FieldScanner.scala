@@ -68,24 +68,34 @@ private final class PrimitiveFieldScanner(val field: LanceField, leaf: LeafColum
   }
 
   override def take(rows: Array[Long], allocator: BufferAllocator): FieldVector = {
-    val pieces = position.visit(rows, leaf.skipRows, () => leaf.rows(1))
+    val pieces = position.visit(rows, leaf.skipRows, n => leaf.rows(n))
     ArrowAssembler.primitive(arrowField, pieces.flatten, allocator, where)
   }
 }
 
-/** The row a sequential scanner is at, and the walk over ascending rows that `take` does. */
+/**
+ * The row a sequential scanner is at, and the walk `take` does over ascending rows: runs of
+ * consecutive rows are read together, the gaps between them skipped.
+ */
 private final class RowPosition(where: String) {
   private var at = 0L
 
   def advance(n: Long): Unit = at += n
 
-  def visit[T](rows: Array[Long], skip: Long => Unit, readOne: () => T): IndexedSeq[T] = {
-    rows.toIndexedSeq.map { r =>
-      if (r < at) throw new IllegalArgumentException(s"$where: row $r requested after row ${at - 1} was read; rows must ascend")
-      if (r > at) skip(r - at)
-      at = r + 1
-      readOne()
+  def visit[T](rows: Array[Long], skip: Long => Unit, readRun: Int => T): IndexedSeq[T] = {
+    val out = IndexedSeq.newBuilder[T]
+    var i = 0
+    while (i < rows.length) {
+      val start = rows(i)
+      if (start < at) throw new IllegalArgumentException(s"$where: row $start requested after row ${at - 1} was read; rows must ascend")
+      var j = i + 1
+      while (j < rows.length && rows(j) == rows(j - 1) + 1 && j - i < Int.MaxValue) j += 1
+      if (start > at) skip(start - at)
+      out += readRun(j - i)
+      at = start + (j - i)
+      i = j
     }
+    out.result()
   }
 }
 
@@ -107,8 +117,8 @@ private final class NestedFieldScanner(val field: LanceField, leaves: IndexedSeq
   }
 
   override def take(rows: Array[Long], allocator: BufferAllocator): FieldVector = {
-    val perRow = position.visit(rows, n => leaves.foreach(_._2.skipRows(n)), () => leaves.map(_._2.rows(1)))
-    assemble(leaves.indices.map(k => leaves(k)._1 -> perRow.flatMap(_(k))), allocator)
+    val perRun = position.visit(rows, n => leaves.foreach(_._2.skipRows(n)), n => leaves.map(_._2.rows(n)))
+    assemble(leaves.indices.map(k => leaves(k)._1 -> perRun.flatMap(_(k))), allocator)
   }
 
   private def assemble(pieces: IndexedSeq[(LanceField, IndexedSeq[LeafData])], allocator: BufferAllocator): FieldVector = {
