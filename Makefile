@@ -42,7 +42,7 @@ install-jar:
 	cp connector/target/scala-2.13/spark-lance-*.jar $(JAR)
 
 golden: $(VENV)/.installed
-	$(VPY) dev/golden/generate.py --out $(GOLDEN)
+	$(VPY) dev/golden/generate.py --out $(GOLDEN) --old
 
 venv: $(VENV)/.installed
 

@@ -298,6 +298,17 @@ def _miniblock_chunks(page: Any) -> int | None:
     return page.buffers[0].size // word
 
 
+def data_file_path(ds: lance.LanceDataset, data_file) -> Path:
+    """Where a DataFile is: the dataset's own data/ when it has no base_id, else under the
+    base path it names (data/ inside it if the base is a dataset root)."""
+    base_id = getattr(data_file, "base_id", None)
+    if base_id is None:
+        return Path(ds.uri) / "data" / data_file.path
+    base = ds.base_paths()[base_id]
+    root = Path(base.path.removeprefix("file://"))
+    return (root / "data" if base.is_dataset_root else root) / data_file.path
+
+
 def file_encodings(ds: lance.LanceDataset, fragment_index: int = 0) -> dict | None:
     """The encodings of the first data file of a fragment, as plain data: {"fragment",
     "file_version", "rows", "columns": {path: {"type", "pages", "chunks"?, "encodings":
@@ -308,7 +319,7 @@ def file_encodings(ds: lance.LanceDataset, fragment_index: int = 0) -> dict | No
     if not fragments:
         return None
     data_file = fragments[fragment_index].data_files()[0]
-    meta = LanceFileReader(str(Path(ds.uri) / "data" / data_file.path)).metadata()
+    meta = LanceFileReader(str(data_file_path(ds, data_file))).metadata()
     names = _field_names(ds)
     column_field = {col: fid for fid, col in zip(data_file.fields, data_file.column_indices)}
     columns: dict[str, dict] = {}
@@ -351,14 +362,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     fragment = fragments[args.fragment]
     data_file = fragment.data_files()[0]
-    path = uri / "data" / data_file.path
+    path = data_file_path(ds, data_file)
     meta = LanceFileReader(str(path)).metadata()
     names = _field_names(ds)
     column_field = {col: fid for fid, col in zip(data_file.fields, data_file.column_indices)}
 
     print(f"{uri} v{ds.version} (data_storage_version {ds.data_storage_version})")
     print(
-        f"fragment {fragment.fragment_id}, data/{data_file.path}: file version "
+        f"fragment {fragment.fragment_id}, {path}: file version "
         f"{meta.major_version}.{meta.minor_version}, {meta.num_rows} rows, "
         f"{len(meta.columns)} columns"
     )

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Golden Lance datasets, written by pinned pylance, with what pylance reads back from them.
 
-Usage:  python dev/golden/generate.py [--out target/golden] [--force] [--list]
+Usage:  python dev/golden/generate.py [--out target/golden] [--force] [--list] [--old]
 
 Layout of <out> (default <repo>/target/golden):
 
@@ -12,10 +12,19 @@ Layout of <out> (default <repo>/target/golden):
     <name>/expected/v<N>.arrow      Arrow IPC *file*: lance.dataset(uri, version=N).to_table()
     <name>/expected/blobs_v<N>.arrow  only for datasets with blob columns: the blob bytes
                                     (LanceDataset.read_blobs), one large_binary row per row
+    <name>/expected/rowids_v<N>.arrow  only for @golden_table(row_ids=True): _rowid and
+                                    _rowaddr, row i belonging to row i of v<N>.arrow
+    <name>/expected/tag_<tag>.arrow     each tag's to_table()
+    <name>/expected/branch_<branch, / as __>_v<N>.arrow  every version of each branch
     <name>/info.json                name, description, versions, latest, data_storage_version,
-                                    rows and fragments (both keyed by version), and
-                                    "encodings": check.py's page summary of the first data
-                                    file at the latest version (null for legacy or no data)
+                                    rows, fragments, fragment_ids and operations (keyed by
+                                    version), stable_row_ids, "encodings": check.py's page
+                                    summary of the first data file at the latest version (null
+                                    for legacy or no data); where they apply: row_id_segments,
+                                    deletion_files, indices, field_ids, base_paths, tags,
+                                    branches (dev/golden/README.md describes each)
+    old/                            generate_old.py's datasets of older pylance releases
+                                    (--old or SPARK_LANCE_GOLDEN_OLD=1); kept across runs
 
 One function per dataset, registered with @golden_table, in the manner of delta-io/delta
 connectors/golden-tables/src/test/scala/io/delta/golden/GoldenTables.scala. The function only
@@ -43,10 +52,14 @@ import decimal
 import hashlib
 import inspect
 import json
+import os
+import re
 import shutil
 import sys
 import time
+import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Callable
 
@@ -65,6 +78,8 @@ PYLANCE_VERSION = "14.0.2"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO_ROOT / "target" / "golden"
 STAMP_NAME = ".stamp"
+OLD_DIR = "old"  # generate_old.py writes <out>/old; a regeneration here leaves it alone
+OLD_ENV = "SPARK_LANCE_GOLDEN_OLD"
 
 # Rows per record batch in expected/*.arrow. Fixed, so that the files do not depend on how
 # pylance happened to batch its scan (only the contents are pylance's).
@@ -81,24 +96,33 @@ class GoldenTable:
     name: str
     description: str
     write: Callable[[str], None]  # writes every version of the dataset at the given URI
+    row_ids: bool = False  # also write expected/rowids_v<N>.arrow (_rowid and _rowaddr)
 
 
 GOLDEN_TABLES: list[GoldenTable] = []
 
 
-def golden_table(fn: Callable[[str], None]) -> Callable[[str], None]:
+def golden_table(fn: Callable[[str], None] | None = None, *, row_ids: bool = False):
     """Registers `fn` as the generator of the dataset named like the function.
 
-    Its docstring becomes the dataset's description in info.json and index.json.
+    Its docstring becomes the dataset's description in info.json and index.json. Use it bare
+    (`@golden_table`) or with options (`@golden_table(row_ids=True)`: the driver also writes
+    what pylance returns for the _rowid and _rowaddr metadata columns at every version).
     """
-    if not fn.__doc__:
-        raise ValueError(f"golden table {fn.__name__} needs a docstring saying what it exercises")
-    if any(t.name == fn.__name__ for t in GOLDEN_TABLES):
-        raise ValueError(f"golden table {fn.__name__} registered twice")
-    paragraphs = inspect.cleandoc(fn.__doc__).split("\n\n")
-    description = "\n\n".join(" ".join(p.split()) for p in paragraphs)  # unwrap the lines
-    GOLDEN_TABLES.append(GoldenTable(fn.__name__, description, fn))
-    return fn
+
+    def register(fn: Callable[[str], None]) -> Callable[[str], None]:
+        if not fn.__doc__:
+            raise ValueError(
+                f"golden table {fn.__name__} needs a docstring saying what it exercises"
+            )
+        if any(t.name == fn.__name__ for t in GOLDEN_TABLES):
+            raise ValueError(f"golden table {fn.__name__} registered twice")
+        paragraphs = inspect.cleandoc(fn.__doc__).split("\n\n")
+        description = "\n\n".join(" ".join(p.split()) for p in paragraphs)  # unwrap the lines
+        GOLDEN_TABLES.append(GoldenTable(fn.__name__, description, fn, row_ids))
+        return fn
+
+    return register if fn is None else register(fn)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1117,6 +1141,15 @@ def many_pages_v2_1(uri: str) -> None:
     _write_many_pages(uri, "2.1")
 
 
+@golden_table
+def many_pages_v2_0(uri: str) -> None:
+    """many_pages_v2_2's rows and recipe (same seed) in file format 2.0: every column, the
+    list offsets and their item column included, in many pages whose boundaries differ from
+    column to column (the list items page by item count); the structural-encoding hint does not
+    apply to 2.0."""
+    _write_many_pages(uri, "2.0")
+
+
 EDGE_SEED = 9009
 
 
@@ -1220,6 +1253,416 @@ def next_v2_3(uri: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# The table-format corpus: what mutations, row ids, bases, clones, branches, tags and indices
+# write. See /work/shared/reference/pylance-14-on-disk.md sections 4-9 and upstream
+# docs/src/format/table/ (index.md, transaction.md, layout.md, branch_tag.md, row_id_lineage.md).
+# Each function asserts what pylance wrote where the dataset depends on it (a deletion file's
+# kind, a dropped fragment, the number of versions), so a pylance upgrade that changes the
+# on-disk result fails here instead of silently weakening a test.
+# --------------------------------------------------------------------------------------------
+
+
+def require(condition: bool, what: str) -> None:
+    """Fails the generation when pylance did not write what a dataset relies on."""
+    if not condition:
+        raise RuntimeError(f"pylance {lance.__version__} did not write what was expected: {what}")
+
+
+def simple_table(rng: np.random.Generator, start: int, n: int) -> pa.Table:
+    """The rows of most table-format datasets: id int64 start..start+n-1, a string (0..12
+    characters, 10% null), f float64 (10% null, no NaN so that pa.Table.equals holds)."""
+    return pa.table(
+        {
+            "id": pa.array(np.arange(start, start + n, dtype=np.int64)),
+            "a": random_strings(rng, n, 0.1, max_len=12),
+            "f": random_floats(rng, n, pa.float64(), 0.1, special_frac=0),
+        }
+    )
+
+
+def deletion_kinds(ds: lance.LanceDataset) -> dict[int, str]:
+    """fragment id -> pylance's deletion file type ("array" = .arrow, "bitmap" = .bin)."""
+    return {
+        f.fragment_id: f.metadata.deletion_file.file_type
+        for f in ds.get_fragments()
+        if f.metadata.deletion_file is not None
+    }
+
+
+def append(table: pa.Table, uri, **kwargs) -> lance.LanceDataset:
+    """One append (a new version) to the dataset at `uri` (a URI or a LanceDataset, e.g. a
+    branch)."""
+    return lance.write_dataset(table, uri, mode="append", **kwargs)
+
+
+DELETIONS_ROWS_PER_FRAGMENT = 6000
+
+
+@golden_table(row_ids=True)
+def deletions(uri: str) -> None:
+    """Deletion vectors of both kinds (format 2.2). v1: 18,000 rows (id 0..17999, a string,
+    f float64) in 3 fragments of 6000. v2 deletes 7 rows in fragments 0 and 1 (.arrow files:
+    Arrow IPC file, unsorted uint32 row_id). v3 deletes 5500 rows of fragment 2 (>= 5000: a
+    .bin portable roaring bitmap). v4 deletes 62 more rows of fragment 0 (merged with the old
+    vector, still .arrow), 5000 more of fragment 1 (merged: its .arrow becomes a .bin) and 100
+    more of fragment 2 (merged .bin). v5 deletes the rest of fragment 2, which drops the
+    fragment from the manifest. info.json "deletion_files" lists every version's vectors;
+    expected/rowids_v<N>.arrow has _rowid and _rowaddr (both fragment id << 32 | offset
+    without stable row ids)."""
+    rng = np.random.default_rng(11011)
+    per = DELETIONS_ROWS_PER_FRAGMENT
+    ds = lance.write_dataset(simple_table(rng, 0, 3 * per), uri, max_rows_per_file=per)
+    ds.delete("id IN (1, 5, 7, 4000, 5999, 6003, 9000)")
+    require(deletion_kinds(ds) == {0: "array", 1: "array"}, "v2: two .arrow files")
+    ds.delete("id >= 12000 AND id < 17500")
+    require(deletion_kinds(ds)[2] == "bitmap", "v3: fragment 2 has a .bin file")
+    ds.delete(
+        "(id < 6000 AND id % 97 = 0) OR (id >= 6500 AND id < 11500)"
+        " OR (id >= 17500 AND id < 17600)"
+    )
+    require(
+        deletion_kinds(ds) == {0: "array", 1: "bitmap", 2: "bitmap"},
+        "v4: fragment 0 .arrow, fragments 1 and 2 .bin",
+    )
+    ds.delete("id >= 12000")
+    require([f.fragment_id for f in ds.get_fragments()] == [0, 1], "v5: fragment 2 dropped")
+
+
+@golden_table
+def updates(uri: str) -> None:
+    """Row rewrites (format 2.2). v1: 1000 rows (id, a, f) in 2 fragments of 500. v2:
+    update({"a": "'updated'", "f": "f * 2"}, where="id % 50 = 0"): 20 rows deleted from
+    fragments 0 and 1 (.arrow) and written again, changed, into a new fragment 2 (an Update
+    transaction). v3: merge_insert on id, when_matched_update_all + when_not_matched_insert_all,
+    with 100 source rows of which 50 match (ids 900..998, even) and 50 are new (1000..1098,
+    even): deletions in fragment 1 and a new fragment holding updated and inserted rows. v4:
+    merge_insert on id with when_matched_delete for ids 0, 3, .., 297 (and 2000..2009, which
+    match nothing): deletion files only."""
+    rng = np.random.default_rng(12012)
+    ds = lance.write_dataset(simple_table(rng, 0, 1000), uri, max_rows_per_file=500)
+    ds.update({"a": "'updated'", "f": "f * 2"}, where="id % 50 = 0")
+    require(len(ds.get_fragments()) == 3, "v2: update adds a fragment")
+    source = simple_table(rng, 0, 100)
+    source = source.set_column(0, "id", pa.array(np.arange(900, 1100, 2, dtype=np.int64)))
+    ds.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(source)
+    ids = np.concatenate([np.arange(0, 300, 3), np.arange(2000, 2010)]).astype(np.int64)
+    victims = simple_table(rng, 0, len(ids)).set_column(0, "id", pa.array(ids))
+    ds.merge_insert("id").when_matched_delete().execute(victims)
+
+
+@golden_table
+def schema_evolution(uri: str) -> None:
+    """Every schema change, one version each (format 2.2; time travel must return each
+    version's own schema and field ids, listed per version in info.json "field_ids"). v1: 200
+    rows in 2 fragments: id int64, val int32 (10% null), name string, s struct<a:int32,
+    b:string>. v2: add_columns({"doubled": "val * 2"}): a new data file per fragment holding
+    only the new field (a Merge). v3: add_columns(pa.field("note", string)): schema only, no
+    data file anywhere, reads as all null. v4: alter_columns rename name -> label (same field
+    id, a Project). v5: alter_columns cast val int32 -> int64: a new field id and a new data
+    file per fragment, while the old file still lists the old id. v6: drop_columns(["doubled"])
+    (its data files disappear from the fragments). v7: drop_columns(["s.b"]), a nested field.
+    v8: appends 100 rows with the evolved schema (note has values there)."""
+    rng = np.random.default_rng(13013)
+    n = 200
+    struct = random_structs(
+        rng,
+        n,
+        {"a": random_ints(rng, n, pa.int32(), 0.1, -100, 100), "b": random_strings(rng, n, 0.1)},
+    )
+    table = pa.table(
+        {
+            "id": pa.array(np.arange(n, dtype=np.int64)),
+            "val": random_ints(rng, n, pa.int32(), 0.1, -(10**6), 10**6),
+            "name": random_strings(rng, n, 0.1),
+            "s": struct,
+        }
+    )
+    ds = write_in_files(table, uri, n // 2)
+    ds.add_columns({"doubled": "val * 2"})
+    ds.add_columns(pa.field("note", pa.string()))
+    ds.alter_columns({"path": "name", "name": "label"})
+    ds.alter_columns({"path": "val", "data_type": pa.int64()})
+    ds.drop_columns(["doubled"])
+    ds.drop_columns(["s.b"])
+    m = 100
+    evolved = pa.table(
+        {
+            "id": pa.array(np.arange(n, n + m, dtype=np.int64)),
+            "val": random_ints(rng, m, pa.int64(), 0.1, -(10**6), 10**6),
+            "label": random_strings(rng, m, 0.1),
+            "s": random_structs(rng, m, {"a": random_ints(rng, m, pa.int32(), 0.1, -100, 100)}),
+            "note": random_strings(rng, m, 0.1),
+        }
+    )
+    append(evolved.cast(ds.schema), uri)
+    require(len(lance.dataset(uri).versions()) == 8, "8 versions")
+
+
+COMPACTION_SEED = 14014
+
+
+def _write_compaction(uri: str) -> lance.LanceDataset:
+    """compaction's recipe: 7 versions, see its docstring."""
+    rng = np.random.default_rng(COMPACTION_SEED)
+    ds = lance.write_dataset(simple_table(rng, 0, 600), uri, max_rows_per_file=300)
+    for k in range(3):
+        ds = append(simple_table(rng, 600 + 200 * k, 200), uri)
+    ds.delete("id % 7 = 0")
+    ds.optimize.compact_files()
+    require(len(ds.versions()) == 7, "compact_files commits ReserveFragments and Rewrite")
+    return ds
+
+
+@golden_table
+def compaction(uri: str) -> None:
+    """Compaction (format 2.2). v1: 600 rows (id, a, f) in 2 fragments of 300; v2..v4 append
+    200 rows each (fragments 2..4); v5 deletes id % 7 = 0 from every fragment (.arrow);
+    optimize.compact_files() then commits two versions: v6 ReserveFragments (same rows and
+    fragments) and v7 Rewrite, one fragment (id 5) with the deletions materialised and the
+    fields in schema order."""
+    _write_compaction(uri)
+
+
+@golden_table
+def cleaned_up(uri: str) -> None:
+    """compaction's 7 versions (same seed, identical rows), then v3 tagged "kept" and
+    cleanup_old_versions(older_than=timedelta(0), delete_unverified=True,
+    error_if_tagged_old_versions=False), which deletes every manifest but the latest and the
+    tagged one, with their transaction, deletion and data files; then an append. The versions
+    left are 3, 7 and 8: they start late and are not contiguous, and v3 still reads through
+    the data files the cleanup kept for it."""
+    ds = _write_compaction(uri)
+    ds.tags.create("kept", 3)
+    ds.cleanup_old_versions(
+        older_than=timedelta(0), delete_unverified=True, error_if_tagged_old_versions=False
+    )
+    append(simple_table(np.random.default_rng(COMPACTION_SEED + 1), 1200, 100), uri)
+    require(
+        [v["version"] for v in lance.dataset(uri).versions()] == [3, 7, 8], "versions 3, 7, 8"
+    )
+
+
+@golden_table(row_ids=True)
+def stable_row_ids(uri: str) -> None:
+    """Stable row ids (enable_stable_row_ids=True, format 2.2; manifest feature flag 2 and
+    next_row_id; every fragment has inline RowIdSequence and created/last-updated version
+    sequences). v1: 3000 rows (id, a, f) in 3 fragments of 1000 (row ids 0..2999, one range
+    segment each); v2 appends 500 (3000..3499); v3 deletes 100 rows of fragment 0
+    (id % 10 = 3), 100 of fragment 1 (id 1500..1599) and 3 of fragment 2 (deletion files
+    only: the sequences stay ranges); v4 update(a = 'updated') of ids 0..4 and 3000..3004:
+    the 9 live ones move to a new fragment 4 and keep their row ids (a sorted_array segment),
+    so _rowid and _rowaddr differ from here on; v5/v6 optimize.compact_files()
+    (ReserveFragments, Rewrite) into one fragment whose sequence has range_with_bitmap (100
+    holes), range_with_holes (3 holes), range and sorted_array segments, and _rowid
+    survives; v7 appends 200 rows (row ids from next_row_id). expected/rowids_v<N>.arrow has
+    _rowid and _rowaddr for every version; info.json "row_id_segments" the segment kinds per
+    fragment."""
+    rng = np.random.default_rng(15015)
+    ds = lance.write_dataset(
+        simple_table(rng, 0, 3000), uri, max_rows_per_file=1000, enable_stable_row_ids=True
+    )
+    ds = append(simple_table(rng, 3000, 500), uri)
+    ds.delete(
+        "(id < 1000 AND id % 10 = 3) OR (id >= 1500 AND id < 1600) OR id IN (2100, 2200, 2300)"
+    )
+    ds.update({"a": "'updated'"}, where="id < 5 OR (id >= 3000 AND id < 3005)")
+    ds.optimize.compact_files()
+    ds = append(simple_table(rng, 3500, 200), uri)
+    require(ds.has_stable_row_ids and len(ds.versions()) == 7, "7 versions with stable row ids")
+    kinds = {kind for kinds in row_id_segments(ds).values() for kind in kinds}
+    require(
+        kinds == {"range", "range_with_holes", "range_with_bitmap", "sorted_array"},
+        f"row id segments of every kind but array, got {kinds}",
+    )
+
+
+@golden_table
+def v1_manifest_names_history(uri: str) -> None:
+    """A history under V1 manifest names (enable_v2_manifest_paths=False: _versions/1.manifest,
+    2.manifest, ...), format 2.2. v1: 2000 rows (id, a, f) in 2 fragments; v2 appends 500;
+    v3 deletes id % 3 = 0 below 1000 (.arrow in fragment 0); v4 appends 300; v5
+    add_columns({"g": "id * 10"})."""
+    rng = np.random.default_rng(16016)
+    ds = lance.write_dataset(
+        simple_table(rng, 0, 2000), uri, max_rows_per_file=1000, enable_v2_manifest_paths=False
+    )
+    ds = append(simple_table(rng, 2000, 500), uri)
+    ds.delete("id % 3 = 0 AND id < 1000")
+    ds = append(simple_table(rng, 2500, 300), uri)
+    ds.add_columns({"g": "id * 10"})
+    require((Path(uri) / "_versions" / "5.manifest").is_file(), "V1 manifest names")
+
+
+@golden_table
+def multi_base(uri: str) -> None:
+    """Data files in three places (format 2.2): the dataset's own data/, base 1 "bucket1"
+    (is_dataset_root=false: files directly in <name>/bucket1/) and base 2 "bucket2_root"
+    (is_dataset_root=true: files in <name>/bucket2_root/data/), declared with initial_bases
+    as ABSOLUTE paths (pylance stores them verbatim, so the dataset cannot be moved and
+    info.json depends on --out). v1: 900 rows in 3 fragments written to bucket1
+    (target_bases=["bucket1"]); v2 appends 300 to bucket2_root; v3 appends 300 to the
+    dataset's own data/; v4 appends 300 in 3 fragments with target_all_bases=True (round robin
+    over all three); v5 deletes rows of fragments in every base: the deletion files all go to
+    the dataset's own _deletions/."""
+    rng = np.random.default_rng(17017)
+    root = Path(uri).parent
+    bases = [
+        lance.DatasetBasePath(str(root / "bucket1"), name="bucket1", is_dataset_root=False),
+        lance.DatasetBasePath(
+            str(root / "bucket2_root"), name="bucket2_root", is_dataset_root=True
+        ),
+    ]
+    lance.write_dataset(
+        simple_table(rng, 0, 900),
+        uri,
+        max_rows_per_file=300,
+        initial_bases=bases,
+        target_bases=["bucket1"],
+    )
+    append(simple_table(rng, 900, 300), uri, target_bases=["bucket2_root"])
+    append(simple_table(rng, 1200, 300), uri)
+    ds = append(simple_table(rng, 1500, 300), uri, max_rows_per_file=100, target_all_bases=True)
+    ds.delete("id % 50 = 1")
+    base_ids = {d.base_id for f in ds.get_fragments() for d in f.metadata.data_files()}
+    require(base_ids == {None, 1, 2}, f"data files in every base, got {base_ids}")
+
+
+@golden_table
+def shallow_clone_src(uri: str) -> None:
+    """The source of shallow_clone (format 2.2): v1 600 rows (id, a, f) in 2 fragments, v2
+    appends 300; tag "release" on v2. expected/tag_release.arrow is v2."""
+    rng = np.random.default_rng(18018)
+    ds = lance.write_dataset(simple_table(rng, 0, 600), uri, max_rows_per_file=300)
+    ds = append(simple_table(rng, 600, 300), uri)
+    ds.tags.create("release", 2)
+
+
+@golden_table
+def shallow_clone(uri: str) -> None:
+    """A shallow clone of shallow_clone_src (written just before it) at its tag "release"
+    (version 2). The clone's first version is 2 (a Clone transaction); its manifest has
+    base_paths {id 0, is_dataset_root, path = the source's absolute path} and every inherited
+    DataFile has base_id 0 explicitly present. v3 appends 200 rows (in the clone's own data/,
+    no base_id); v4 deletes rows of an inherited fragment and of the new one (deletion files
+    in the clone's _deletions/). The source is unchanged. Versions 2, 3, 4."""
+    source = Path(uri).parent.parent / "shallow_clone_src" / "dataset"
+    require(source.is_dir(), "shallow_clone_src is generated first")
+    lance.dataset(str(source)).shallow_clone(uri, "release")
+    rng = np.random.default_rng(18018 + 1)
+    ds = append(simple_table(rng, 900, 200), uri)
+    ds.delete("id % 20 = 4")
+    require([v["version"] for v in ds.versions()] == [2, 3, 4], "clone versions 2, 3, 4")
+
+
+@golden_table
+def branches_tags(uri: str) -> None:
+    """Branches and tags (format 2.2). Main: v1 600 rows (id, a, f) in 2 fragments, v2
+    appends 200, v3 deletes id % 10 = 1. Branch "dev" from main v1 (tree/dev/, versions
+    continue from the parent: dev v1 is the Clone, v2 appends 100 rows with ids from 10000,
+    v3 deletes ids 0..49, an inherited fragment: its deletion file is in tree/dev/_deletions).
+    Nested branch "dev/feature" from dev v2 (tree/dev/feature/, _refs/branches/dev%2Ffeature
+    .json; versions 2, 3: v3 appends 50 rows with ids from 20000). Tags: "first" on main v1,
+    "main_head" on main v3, "dev_snapshot" on dev v2 (a tag on a branch). Expected files:
+    v<N>.arrow for main, branch_dev_v<N>.arrow and branch_dev__feature_v<N>.arrow (/ becomes
+    __) for every branch version, tag_<name>.arrow; info.json "branches" and "tags"."""
+    rng = np.random.default_rng(19019)
+    ds = lance.write_dataset(simple_table(rng, 0, 600), uri, max_rows_per_file=300)
+    ds = append(simple_table(rng, 600, 200), uri)
+    ds.delete("id % 10 = 1")
+    dev = ds.create_branch("dev", 1)
+    dev = append(simple_table(rng, 10000, 100), dev)
+    dev.delete("id < 50")
+    feature = dev.create_branch("dev/feature", ("dev", 2))
+    append(simple_table(rng, 20000, 50), feature)
+    ds = lance.dataset(uri)
+    ds.tags.create("first", 1)
+    ds.tags.create("main_head", 3)
+    ds.tags.create("dev_snapshot", ("dev", 2))
+
+
+def index_uuid(dataset: str, index: str) -> str:
+    """A fixed index UUID, so that info.json does not change between runs."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"spark-lance-golden/{dataset}/{index}"))
+
+
+@golden_table
+def indexed(uri: str) -> None:
+    """Scalar indices, which a reader may ignore (format 2.2). v1: 20,000 rows in 4 fragments
+    of 5000: id int64 0..19999 (sorted), key int32 (a permutation of 0..19999), x float64,
+    category string (5 words, 10% null). v2: ZONEMAP on id ("id_zonemap": zonemap.lance); v3:
+    BTREE on key ("key_btree": page_data.lance, page_lookup.lance); v4: BITMAP on category
+    ("category_bitmap": bitmap_page_lookup.lance), each with a fixed UUID under _indices/.
+    v5 appends 1000 rows (fragment 4, which no index covers); v6 deletes id % 1000 = 7 in
+    every fragment. info.json "indices" lists per version each index's type, fields, field
+    ids, covered fragments and files."""
+    rng = np.random.default_rng(20020)
+    n = 20_000
+
+    def rows(start: int, count: int) -> pa.Table:
+        return pa.table(
+            {
+                "id": pa.array(np.arange(start, start + count, dtype=np.int64)),
+                "key": pa.array(start + rng.permutation(count).astype(np.int32)),
+                "x": random_floats(rng, count, pa.float64(), 0.0, special_frac=0),
+                "category": choice_strings(rng, count, WORDS[:5], 0.1),
+            }
+        )
+
+    ds = lance.write_dataset(rows(0, n), uri, max_rows_per_file=5000)
+    for column, kind, name in [
+        ("id", "ZONEMAP", "id_zonemap"),
+        ("key", "BTREE", "key_btree"),
+        ("category", "BITMAP", "category_bitmap"),
+    ]:
+        ds.create_scalar_index(column, kind, name=name, index_uuid=index_uuid("indexed", name))
+    ds = append(rows(n, 1000), uri)
+    ds.delete("id % 1000 = 7")
+
+
+@golden_table
+def empty_versions(uri: str) -> None:
+    """Versions without rows (format 2.2): v1 creates the dataset with 0 rows (id, a, f; no
+    fragment, no data file), v2 appends 300 rows, v3 appends 0 rows (a version whose
+    fragments are those of v2)."""
+    rng = np.random.default_rng(21021)
+    empty = simple_table(rng, 0, 0)
+    lance.write_dataset(empty, uri)
+    append(simple_table(rng, 0, 300), uri)
+    append(empty, uri)
+
+
+@golden_table
+def overwrite_history(uri: str) -> None:
+    """Overwrite with a different schema (format 2.2): v1 300 rows of id int32, value string;
+    v2 appends 100; v3 mode="overwrite" with id int64, value float64, flag bool (200 rows,
+    new field types, the old fragments gone); v4 appends 100 of the new schema. Time travel
+    to v1/v2 must use the old schema."""
+    rng = np.random.default_rng(22022)
+
+    def old(start: int, n: int) -> pa.Table:
+        return pa.table(
+            {
+                "id": pa.array(np.arange(start, start + n, dtype=np.int32)),
+                "value": random_strings(rng, n, 0.1),
+            }
+        )
+
+    def new(start: int, n: int) -> pa.Table:
+        return pa.table(
+            {
+                "id": pa.array(np.arange(start, start + n, dtype=np.int64)),
+                "value": random_floats(rng, n, pa.float64(), 0.1),
+                "flag": random_bools(rng, n, 0.1),
+            }
+        )
+
+    lance.write_dataset(old(0, 300), uri)
+    append(old(300, 100), uri)
+    lance.write_dataset(new(0, 200), uri, mode="overwrite")
+    append(new(200, 100), uri)
+
+
+# --------------------------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------------------------
 
@@ -1272,6 +1715,188 @@ def encodings_summary(ds: lance.LanceDataset) -> dict | None:
     return check.file_encodings(ds)
 
 
+def write_expected_row_ids(at: lance.LanceDataset, table: pa.Table, path: Path) -> None:
+    """_rowid and _rowaddr (both uint64) of every row, as pylance returns them with
+    with_row_id=True, with_row_address=True; row i belongs to row i of v<N>.arrow (checked)."""
+    full = at.to_table(with_row_id=True, with_row_address=True)
+    if not full.drop_columns(["_rowid", "_rowaddr"]).equals(table):
+        raise RuntimeError(f"{path}: the scan with row ids returned other rows than to_table()")
+    write_expected(full.select(["_rowid", "_rowaddr"]), path)
+
+
+def deletion_files(ds: lance.LanceDataset) -> list[dict]:
+    """The deletion vector of each fragment that has one. type is pylance's name: "array"
+    (an .arrow file) or "bitmap" (a .bin roaring bitmap). File names end in a random number,
+    so they are left out."""
+    files = []
+    for fragment in ds.get_fragments():
+        d = fragment.metadata.deletion_file
+        if d is not None:
+            files.append(
+                {
+                    "fragment": fragment.fragment_id,
+                    "type": d.file_type,
+                    "extension": {"array": "arrow", "bitmap": "bin"}[d.file_type],
+                    "num_deleted_rows": d.num_deleted_rows,
+                    "read_version": d.read_version,
+                    "base_id": d.base_id,
+                }
+            )
+    return files
+
+
+def index_summary(ds: lance.LanceDataset, uri: str) -> list[dict]:
+    """Each index of this version: name, type, type_url, uuid, fields (names and ids), the
+    version that created it, the fragments it covers and the files in _indices/<uuid>/."""
+    described = {d.name: d for d in ds.describe_indices()}
+    summary = []
+    for index in sorted(ds.list_indices(), key=lambda i: i["name"]):
+        folder = Path(uri) / "_indices" / index["uuid"]
+        d = described[index["name"]]
+        summary.append(
+            {
+                "name": index["name"],
+                "type": index["type"],
+                "type_url": d.type_url,
+                "uuid": index["uuid"],
+                "fields": list(index["fields"]),
+                "field_ids": list(d.fields),
+                "dataset_version": index["version"],
+                "fragment_ids": sorted(index["fragment_ids"]),
+                "files": sorted(f.name for f in folder.iterdir()) if folder.is_dir() else [],
+            }
+        )
+    return summary
+
+
+def field_ids(ds: lance.LanceDataset) -> dict[str, int]:
+    """Lance field id per field path ("s.a" for a struct child)."""
+    ids: dict[str, int] = {}
+
+    def walk(fields, prefix: str) -> None:
+        for f in fields:
+            ids[prefix + f.name()] = f.id()
+            walk(f.children(), prefix + f.name() + ".")
+
+    walk(ds.lance_schema.fields(), "")
+    return ids
+
+
+def operation_name(ds: lance.LanceDataset, version: int) -> str | None:
+    """The transaction that made `version` ("Overwrite", "Append", "Delete", "Rewrite", ...),
+    None when pylance returns none. Some operations (ReserveFragments) come back in Python as
+    a bare BaseOperation; their name is then taken from lance.debug's Rust Debug text."""
+    txn = ds.read_transaction(version)
+    if txn is None:
+        return None
+    name = type(txn.operation).__name__
+    if name == "BaseOperation":
+        import lance.debug
+
+        match = re.search(r"operation: (\w+)", lance.debug.list_transactions(ds, 1)[0])
+        name = match.group(1) if match else name
+    return name
+
+
+# lance.table.U64Segment (protos/rowids.proto upstream): the oneof field numbers.
+ROW_ID_SEGMENT_KINDS = {
+    1: "range",
+    2: "range_with_holes",
+    3: "range_with_bitmap",
+    4: "sorted_array",
+    5: "array",
+}
+
+
+def _protobuf_fields(data: bytes) -> list[tuple[int, bytes | int]]:
+    """The top-level (field number, value) pairs of a protobuf message: bytes for
+    length-delimited fields, int for varints."""
+
+    def varint(pos: int) -> tuple[int, int]:
+        value = shift = 0
+        while True:
+            byte = data[pos]
+            value |= (byte & 0x7F) << shift
+            pos, shift = pos + 1, shift + 7
+            if byte < 0x80:
+                return value, pos
+
+    fields, pos = [], 0
+    while pos < len(data):
+        key, pos = varint(pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = varint(pos)
+        elif wire == 2:
+            length, pos = varint(pos)
+            value, pos = data[pos : pos + length], pos + length
+        elif wire == 1:
+            value, pos = data[pos : pos + 8], pos + 8
+        elif wire == 5:
+            value, pos = data[pos : pos + 4], pos + 4
+        else:
+            raise ValueError(f"unexpected protobuf wire type {wire}")
+        fields.append((number, value))
+    return fields
+
+
+def row_id_segments(ds: lance.LanceDataset) -> dict[str, list[str]]:
+    """fragment id -> the kinds of the U64Segments of its RowIdSequence, e.g. ["range"] or
+    ["range_with_bitmap"]; ["external"] when the sequence is in a separate file."""
+    kinds: dict[str, list[str]] = {}
+    for fragment in ds.get_fragments():
+        meta = json.loads(fragment.metadata.row_id_meta.json())
+        if "Inline" not in meta:
+            kinds[str(fragment.fragment_id)] = ["external"]
+            continue
+        segments = [v for n, v in _protobuf_fields(bytes(meta["Inline"])) if n == 1]
+        kinds[str(fragment.fragment_id)] = [
+            ROW_ID_SEGMENT_KINDS.get(_protobuf_fields(seg)[0][0], "?") for seg in segments
+        ]
+    return kinds
+
+
+def write_refs(uri: str, expected: Path) -> dict:
+    """Tags and branches: expected/tag_<name>.arrow for each tag and
+    expected/branch_<name, / as __>_v<N>.arrow for every version of each branch, and their
+    description for info.json (nothing for a dataset without refs)."""
+    ds = lance.dataset(uri)
+    refs: dict = {}
+    tags = ds.tags.list()
+    if tags:
+        refs["tags"] = {}
+        for name in sorted(tags):
+            table = lance.dataset(uri, version=name).to_table()
+            write_expected(table, expected / f"tag_{name}.arrow")
+            tag = tags[name]
+            refs["tags"][name] = {
+                "branch": tag["branch"],
+                "version": tag["version"],
+                "rows": table.num_rows,
+            }
+    branches = ds.branches.list()
+    if branches:
+        refs["branches"] = {}
+        for name in sorted(branches):
+            head = lance.dataset(uri).checkout_version((name, None))
+            branch_versions = sorted(v["version"] for v in head.versions())
+            rows = {}
+            for v in branch_versions:
+                table = lance.dataset(uri).checkout_version((name, v)).to_table()
+                write_expected(table, expected / f"branch_{name.replace('/', '__')}_v{v}.arrow")
+                rows[str(v)] = table.num_rows
+            branch = branches[name]
+            refs["branches"][name] = {
+                "parent_branch": branch["parent_branch"],
+                "parent_version": branch["parent_version"],
+                "path": f"tree/{name}",
+                "branch_versions": branch_versions,
+                "latest": head.version,
+                "rows": rows,
+            }
+    return refs
+
+
 def generate_one(golden: GoldenTable, out: Path) -> dict:
     """Writes one dataset, then what pylance reads at each of its versions."""
     root = out / golden.name
@@ -1284,6 +1909,12 @@ def generate_one(golden: GoldenTable, out: Path) -> dict:
     versions = sorted(v["version"] for v in ds.versions())
     rows: dict[str, int] = {}
     fragments: dict[str, int] = {}
+    fragment_ids: dict[str, list[int]] = {}
+    operations: dict[str, str | None] = {}
+    deletions: dict[str, list[dict]] = {}
+    indices: dict[str, list[dict]] = {}
+    ids: dict[str, dict[str, int]] = {}
+    segments: dict[str, dict[str, list[str]]] = {}
     for v in versions:
         at = lance.dataset(uri, version=v)
         table = at.to_table()
@@ -1293,8 +1924,17 @@ def generate_one(golden: GoldenTable, out: Path) -> dict:
         blobs = blob_columns(at.schema)
         if blobs:
             write_expected_blobs(at, blobs, expected / f"blobs_v{v}.arrow")
+        if golden.row_ids:
+            write_expected_row_ids(at, table, expected / f"rowids_v{v}.arrow")
         rows[str(v)] = table.num_rows
         fragments[str(v)] = len(at.get_fragments())
+        fragment_ids[str(v)] = [f.fragment_id for f in at.get_fragments()]
+        operations[str(v)] = operation_name(at, v)
+        deletions[str(v)] = deletion_files(at)
+        indices[str(v)] = index_summary(at, uri)
+        ids[str(v)] = field_ids(at)
+        if at.has_stable_row_ids:
+            segments[str(v)] = row_id_segments(at)
 
     info = {
         "name": golden.name,
@@ -1304,8 +1944,28 @@ def generate_one(golden: GoldenTable, out: Path) -> dict:
         "data_storage_version": ds.data_storage_version,
         "rows": rows,
         "fragments": fragments,
+        "fragment_ids": fragment_ids,
+        "operations": operations,
+        "stable_row_ids": ds.has_stable_row_ids,
         "encodings": encodings_summary(ds),
     }
+    if golden.row_ids:
+        info["row_ids"] = "expected/rowids_v<N>.arrow"
+    if segments:
+        info["row_id_segments"] = segments
+    if any(deletions.values()):
+        info["deletion_files"] = deletions
+    if any(indices.values()):
+        info["indices"] = indices
+    if len({json.dumps(x) for x in ids.values()}) > 1:  # the schema changed between versions
+        info["field_ids"] = ids
+    bases = ds.base_paths()
+    if bases:
+        info["base_paths"] = [
+            {"id": b.id, "name": b.name, "path": b.path, "is_dataset_root": b.is_dataset_root}
+            for b in sorted(bases.values(), key=lambda b: b.id)
+        ]
+    info |= write_refs(uri, expected)
     (root / "info.json").write_text(json.dumps(info, indent=2) + "\n")
     return info
 
@@ -1324,12 +1984,19 @@ def stamp_text() -> str:
 
 def prepare_out(out: Path) -> None:
     """Wipes <out>, but only if it is empty or was made by this script (has a .stamp), so a
-    mistyped --out cannot delete anything else."""
+    mistyped --out cannot delete anything else. <out>/old is kept: generate_old.py's output,
+    with its own stamp and slow to remake."""
     if out.exists():
         if any(out.iterdir()) and not (out / STAMP_NAME).is_file():
             sys.exit(f"error: {out} is not empty and has no {STAMP_NAME}; refusing to delete it")
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+        for entry in out.iterdir():
+            if entry.name == OLD_DIR:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    out.mkdir(parents=True, exist_ok=True)
     # A stamp that never matches: marks the directory as ours while it is incomplete.
     (out / STAMP_NAME).write_text("incomplete\n")
 
@@ -1339,7 +2006,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT}")
     parser.add_argument("--force", action="store_true", help="regenerate even if up to date")
     parser.add_argument("--list", action="store_true", help="list the datasets and exit")
+    parser.add_argument(
+        "--old",
+        action="store_true",
+        help=f"also run generate_old.py (datasets of older pylance releases, into "
+        f"<out>/{OLD_DIR}; slow the first time); {OLD_ENV}=1 does the same",
+    )
     args = parser.parse_args(argv)
+    with_old = args.old or os.environ.get(OLD_ENV) == "1"
 
     if lance.__version__ != PYLANCE_VERSION:
         sys.exit(
@@ -1358,7 +2032,7 @@ def main(argv: list[str] | None = None) -> int:
     stamp_path = out / STAMP_NAME
     if not args.force and stamp_path.is_file() and stamp_path.read_text() == stamp:
         print(f"golden data in {out} is up to date (use --force to regenerate)")
-        return 0
+        return generate_old_releases(out, args.force) if with_old else 0
 
     started = time.monotonic()
     prepare_out(out)
@@ -1377,7 +2051,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     stamp_path.write_text(stamp)  # last: only a complete run counts as up to date
     print(f"wrote {len(index)} datasets to {out} in {time.monotonic() - started:.1f}s")
-    return 0
+    return generate_old_releases(out, args.force) if with_old else 0
+
+
+def generate_old_releases(out: Path, force: bool) -> int:
+    """dev/golden/generate_old.py into <out>/old (it has its own stamp)."""
+    import generate_old
+
+    return generate_old.main(["--out", str(out)] + (["--force"] if force else []))
 
 
 if __name__ == "__main__":

@@ -54,6 +54,10 @@ final case class LanceField(
   private def plainArrow(where: String): Field = {
     val arrowChildren = children.map(_.toArrow(where))
     val meta = if (metadata.isEmpty) null else metadata.asJava
+    if (LanceField.isFixedSizeListOfLists(logicalType)) {
+      val (item, n) = LanceField.fixedSizeListItem(logicalType, where, name)
+      return new Field(name, new FieldType(nullable, new ArrowType.FixedSizeList(n), null, meta), java.util.List.of(item))
+    }
     LogicalType.parse(logicalType, where, name) match {
       case LogicalType.Plain(t) =>
         new Field(name, new FieldType(nullable, t, null, meta), arrowChildren.asJava)
@@ -68,6 +72,28 @@ object LanceField {
   val BlobMarker = "lance-encoding:blob"
   val BlobV2Extension = "lance.blob.v2"
   private val listTypes = Set("list", "list.struct", "large_list", "large_list.struct")
+
+  // A fixed-size list of fixed-size lists (`fixed_size_list:fixed_size_list:int16:2:3`, which
+  // pylance writes in every 2.x format) has no child fields in the schema; LogicalType.parse
+  // describes one level, so the nesting is unwrapped here.
+  private def isFixedSizeListOfLists(lt: String): Boolean = lt.startsWith("fixed_size_list:fixed_size_list:")
+
+  /** The item field and size of fixed-size list type `lt`, items of any depth. */
+  private def fixedSizeListItem(lt: String, where: String, name: String): (Field, Int) = {
+    val parts = lt.split(':')
+    val n = parts.last.toIntOption.filter(_ > 0)
+      .getOrElse(throw Errors.corrupt(where, s"field '$name' has malformed logical type '$lt'"))
+    val itemType = parts.slice(1, parts.length - 1).mkString(":")
+    val item =
+      if (itemType.startsWith("fixed_size_list:")) {
+        val (inner, m) = fixedSizeListItem(itemType, where, name)
+        new Field("item", FieldType.nullable(new ArrowType.FixedSizeList(m)), java.util.List.of(inner))
+      } else LogicalType.parse(itemType, where, name) match {
+        case LogicalType.Plain(t) => new Field("item", FieldType.nullable(t), java.util.Collections.emptyList[Field]())
+        case _ => throw Errors.unsupported(s"logical type '$lt' of field '$name'", where)
+      }
+    (item, n)
+  }
 
   /**
    * Rebuilds the field tree from the flat pre-order list of a manifest or file schema.

@@ -6,6 +6,7 @@ import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
 import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatch}
 
@@ -35,18 +36,50 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
     extends PartitionReader[ColumnarBatch] {
 
   private val allocator: BufferAllocator = new RootAllocator(factory.taskMemoryBytes)
-  private val scanner = new FragmentScanner(factory.stores.create(), partition.task, factory.fields, factory.batchSize, allocator)
+  private val store = factory.stores.create()
+  private val pending = scala.collection.mutable.Queue(partition.tasks: _*)
+  private var scanner: FragmentScanner = null
+  private var bytesRead = 0L
+  private var rowsDeleted = 0L
+  private var fragments = 0L
   private var current: VectorSchemaRoot = null
   private var batch: ColumnarBatch = null
   private var closed = false
 
   Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => close()))
 
+  /** The scanner of the next task that has rows left, or null at the end. */
+  private def nextScanner(): FragmentScanner = {
+    while (scanner == null || !scanner.hasNext) {
+      if (scanner != null) closeScanner()
+      if (pending.isEmpty) return null
+      scanner = new FragmentScanner(store, pending.dequeue(), factory.fields, factory.batchSize, allocator)
+      fragments += 1
+    }
+    scanner
+  }
+
+  private def closeScanner(): Unit = {
+    bytesRead += scanner.bytesRead
+    rowsDeleted += scanner.rowsDeleted
+    scanner.close()
+    scanner = null
+  }
+
+  override def currentMetricsValues(): Array[CustomTaskMetric] = {
+    val live = if (scanner == null) (0L, 0L) else (scanner.bytesRead, scanner.rowsDeleted)
+    Array(
+      LanceMetrics.task(LanceMetrics.BytesRead, bytesRead + live._1),
+      LanceMetrics.task(LanceMetrics.RowsDeleted, rowsDeleted + live._2),
+      LanceMetrics.task(LanceMetrics.FragmentsRead, fragments))
+  }
+
   override def next(): Boolean = {
     releaseCurrent()
-    if (!scanner.hasNext) false
+    val s = nextScanner()
+    if (s == null) false
     else {
-      val root = scanner.next()
+      val root = s.next()
       // Vectors Spark cannot read directly are converted (and the originals released).
       val originals = root.getFieldVectors.asScala.toList
       val converted = scala.collection.mutable.ListBuffer.empty[FieldVector]
@@ -70,7 +103,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
   override def close(): Unit = if (!closed) {
     closed = true
     releaseCurrent()
-    scanner.close()
+    if (scanner != null) closeScanner()
     allocator.close()
   }
 }

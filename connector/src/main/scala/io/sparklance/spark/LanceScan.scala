@@ -1,29 +1,49 @@
 package io.sparklance.spark
 
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan}
+import java.util.OptionalLong
+
+import org.apache.spark.sql.connector.metric.CustomMetric
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, Statistics, SupportsReportStatistics}
 import org.apache.spark.sql.types.StructType
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.{ScanPlanner, ScanTask}
+import io.sparklance.table.{ScanPlanner, ScanTask, SplitSizing}
 
 /**
  * A scan of one pinned version. Scans compare by value (table version, columns,
  * options), as Spark's file sources do, so that Spark can reuse exchanges.
  */
 final class LanceScan(table: LanceTable, val fields: IndexedSeq[LanceField], schema: StructType)
-    extends Scan with Batch {
+    extends Scan with Batch with SupportsReportStatistics {
 
-  private lazy val tasks: IndexedSeq[ScanTask] = ScanPlanner.plan(table.snapshot)
+  private lazy val tasks: IndexedSeq[ScanTask] = ScanPlanner.plan(table.stores.create(), table.snapshot)
+
+  private def fieldIds: Set[Int] = fields.iterator.flatMap(_.preOrder).map(_.id).toSet
 
   override def readSchema(): StructType = schema
 
   override def toBatch: Batch = this
 
-  override def planInputPartitions(): Array[InputPartition] =
-    tasks.map(t => LanceInputPartition(t): InputPartition).toArray
+  override def planInputPartitions(): Array[InputPartition] = {
+    val sizing = SplitSizing(table.options.splitSizeBytes, table.options.openCostBytes)
+    ScanPlanner.splits(tasks, fieldIds, sizing).map(s => LanceInputPartition(s): InputPartition).toArray
+  }
 
   override def createReaderFactory(): PartitionReaderFactory =
     LanceReaderFactory(table.stores, fields, table.options.batchSize, table.options.taskMemoryBytes)
+
+  /** Rows after deletions and bytes of the projected columns, from the manifest alone. */
+  override def estimateStatistics(): Statistics = {
+    val rows = table.snapshot.manifest.fragments.iterator.map(_.liveRows).sum
+    val ids = fieldIds
+    val bytes = tasks.iterator.map(t => t.files.filter(f => ids.isEmpty || ids.exists(f.holds)).map(_.sizeBytes).sum).sum
+    new Statistics {
+      override def sizeInBytes(): OptionalLong = OptionalLong.of(math.max(bytes, 1L))
+      override def numRows(): OptionalLong = OptionalLong.of(rows)
+    }
+  }
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.all
 
   override def description(): String =
     s"LanceScan ${table.snapshot.root} version=${table.snapshot.version} columns=[${fields.map(_.name).mkString(", ")}]"
@@ -38,5 +58,5 @@ final class LanceScan(table: LanceTable, val fields: IndexedSeq[LanceField], sch
   override def hashCode(): Int = key.hashCode()
 }
 
-/** The work of one Spark task: a row range of one fragment, every file already located. */
-final case class LanceInputPartition(task: ScanTask) extends InputPartition
+/** The work of one Spark task: row ranges of fragments, every file already located. */
+final case class LanceInputPartition(tasks: IndexedSeq[ScanTask]) extends InputPartition

@@ -1,7 +1,9 @@
 package io.sparklance.spark
 
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownRequiredColumns}
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
+import org.apache.spark.sql.connector.read.{LocalScan, Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.types.{ArrayType, DataType, LongType, MapType, StructField, StructType}
 
 import io.sparklance.format.LanceField
 
@@ -9,12 +11,37 @@ import io.sparklance.format.LanceField
  * Collects what Spark pushes down and builds the scan. Column pruning reaches into nested
  * fields: only the struct members Spark asks for are read (their leaves own the columns).
  */
-final class LanceScanBuilder(table: LanceTable) extends ScanBuilder with SupportsPushDownRequiredColumns {
+final class LanceScanBuilder(table: LanceTable)
+    extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownAggregates {
   private var required: StructType = table.schema()
+  private var countStar = false
 
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
+  /**
+   * COUNT(*) with no grouping is answered from the manifest: physical rows minus each
+   * deletion file's recorded count, without opening a data file. Old deletion files that
+   * did not record their count make the count unknown, and Spark counts the rows instead.
+   */
+  private def countFromManifest: Option[Long] = {
+    val fragments = table.snapshot.manifest.fragments
+    if (fragments.exists(f => f.physicalRows <= 0 || f.deletionFile.exists(_.numDeletedRows <= 0))) None
+    else Some(fragments.iterator.map(_.liveRows).sum)
+  }
+
+  private def isCountStar(agg: Aggregation): Boolean =
+    agg.groupByExpressions().isEmpty && agg.aggregateExpressions().toSeq.forall(_.isInstanceOf[CountStar]) &&
+      agg.aggregateExpressions().nonEmpty
+
+  override def supportCompletePushDown(agg: Aggregation): Boolean = isCountStar(agg) && countFromManifest.isDefined
+
+  override def pushAggregation(agg: Aggregation): Boolean = {
+    countStar = isCountStar(agg) && countFromManifest.isDefined
+    countStar
+  }
+
   override def build(): Scan = {
+    if (countStar) return new LanceCountScan(table.snapshot.root, table.snapshot.version, countFromManifest.get)
     val byName = table.snapshot.manifest.schema.fields.map(f => f.name -> f).toMap
     val fields = required.fields.toIndexedSeq.map(f => LanceScanBuilder.prune(byName(f.name), f.dataType))
     val where = table.snapshot.manifestPath
@@ -33,4 +60,11 @@ object LanceScanBuilder {
     case (MapType(_, _, _), f) => f
     case _ => field
   }
+}
+
+/** COUNT(*) answered from the manifest, on the driver, reading no data file. */
+final class LanceCountScan(root: String, version: Long, count: Long) extends LocalScan {
+  override def rows(): Array[InternalRow] = Array(InternalRow(count))
+  override def readSchema(): StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
+  override def description(): String = s"LanceCountScan $root version=$version count=$count (from the manifest)"
 }

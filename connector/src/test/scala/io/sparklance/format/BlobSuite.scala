@@ -24,7 +24,7 @@ class BlobSuite extends AnyFunSuite {
       val expected = expectedRows.map(_(schema.getFields.asScala.indexWhere(_.getName == column)))
       val snapshot = Snapshot.open(store, ds.uri, Some(1L))
       val field = snapshot.manifest.schema.field(column).get
-      val actual = ScanPlanner.plan(snapshot).flatMap { task =>
+      val actual = ScanPlanner.plan(store, snapshot).flatMap { task =>
         val scanner = new FragmentScanner(store, task, IndexedSeq(field), 1000, allocator)
         val dataFile = task.files.find(f => f.columnOf(field.id).isDefined).get.path
         try scanner.flatMap { root =>

@@ -56,7 +56,7 @@ class CorruptionSuite extends AnyFunSuite {
 
   private def fuzz(dataset: String, cases: Int, seed: Long): Map[Outcome, Int] = {
     val snapshot = Snapshot.open(store, Golden.dataset(dataset).uri, None)
-    val task = ScanPlanner.plan(snapshot).head
+    val task = ScanPlanner.plan(store, snapshot).head
     val file = task.files.head
     val fields = snapshot.manifest.schema.fields
     val original = Files.readAllBytes(new File(new java.net.URI(if (file.path.contains(":")) file.path else "file:" + file.path)).toPath)

@@ -53,11 +53,32 @@ class SparkReadSuite extends AnyFunSuite with LocalSpark {
     }
   }
 
-  test("one input partition per fragment, version pinned in the plan") {
+  test("splits follow bytes, not fragments: small fragments pack, large ones split") {
     val ds = Golden.dataset("basic_types")
     val df = spark.read.format("lance").option("version", "2").load(ds.uri)
-    assert(df.rdd.getNumPartitions == 4)
+    assert(df.rdd.getNumPartitions == 1) // 4 small fragments, one split
     assert(df.queryExecution.executedPlan.toString.contains("version=2"))
+    val large = Golden.dataset("basic_types_large").uri
+    val split = spark.read.format("lance").option("splitSizeBytes", (256 * 1024).toString).option("openCostBytes", "0").load(large)
+    assert(split.rdd.getNumPartitions > 2) // 2 fragments cut into row ranges
+    assert(split.count() == 120000)
+    val ids = split.select("id").collect().map(_.getLong(0))
+    assert(ids.toSeq == spark.read.format("lance").load(large).select("id").collect().map(_.getLong(0)).toSeq)
+  }
+
+  test("COUNT(*) comes from the manifest without opening a data file") {
+    val dir = java.nio.file.Files.createTempDirectory("lance-count").toFile
+    org.apache.commons.io.FileUtils.copyDirectory(new java.io.File(Golden.dataset("basic_types").uri), dir)
+    org.apache.commons.io.FileUtils.deleteDirectory(new java.io.File(dir, "data"))
+    val df = spark.read.format("lance").load(dir.getPath)
+    assert(df.count() == 5200)
+    val plan = df.groupBy().count().queryExecution.executedPlan.toString
+    assert(plan.contains("LocalTableScan") && !plan.contains("BatchScan"), plan) // answered on the driver
+  }
+
+  test("statistics reach the optimizer") {
+    val df = spark.read.format("lance").load(Golden.dataset("basic_types").uri)
+    assert(df.queryExecution.optimizedPlan.stats.rowCount.contains(BigInt(5200)))
   }
 
   test("the same scan compares equal, a different version does not") {

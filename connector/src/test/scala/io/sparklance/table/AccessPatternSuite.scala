@@ -22,7 +22,7 @@ class AccessPatternSuite extends AnyFunSuite {
   /** Physical row offset of each fragment's first row in the table's row order. */
   private def fragmentsOf(name: String) = {
     val snapshot = Snapshot.open(store, Golden.dataset(name).uri, None)
-    val tasks = ScanPlanner.plan(snapshot)
+    val tasks = ScanPlanner.plan(store, snapshot)
     (snapshot, tasks, tasks.scanLeft(0L)(_ + _.physicalRows))
   }
 

@@ -17,7 +17,7 @@ class GoldenReadSuite extends AnyFunSuite {
   private def readAll(uri: String, version: Long, allocator: RootAllocator, batchRows: Int): IndexedSeq[IndexedSeq[Any]] = {
     val snapshot = Snapshot.open(store, uri, Some(version))
     val fields = snapshot.manifest.schema.fields
-    ScanPlanner.plan(snapshot).flatMap { task =>
+    ScanPlanner.plan(store, snapshot).flatMap { task =>
       val scanner = new FragmentScanner(store, task, fields, batchRows, allocator)
       try scanner.flatMap { root => try Canonical.rows(root) finally root.close() }.toIndexedSeq
       finally scanner.close()

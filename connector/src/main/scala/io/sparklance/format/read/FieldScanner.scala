@@ -35,6 +35,9 @@ object FieldScanner {
    */
   def open(file: LanceFileReader, field: LanceField, columnOf: Int => Option[Int]): FieldScanner = {
     val where = s"${file.path}, field '${field.name}'"
+    // File format 2.0 gives every field a column of its own, struct and list parents included.
+    if (file.version == io.sparklance.format.FileVersion.V2_0)
+      return io.sparklance.format.v20.V20FieldScanners.open(file, field, columnOf)
     if (file.version < io.sparklance.format.FileVersion.V2_1)
       throw Errors.unsupported(s"reading file format ${file.version} data files", where)
     def leafScanner(leaf: LanceField): LeafColumnScanner = {

@@ -19,7 +19,7 @@ object LegacyFiles {
   /** The data files of a golden dataset version, in fragment order, with each one's first dataset row. */
   def dataFiles(dataset: String, version: Long): IndexedSeq[(String, Long)] = {
     val snapshot = Snapshot.open(store, Golden.dataset(dataset).uri, Some(version))
-    val tasks = ScanPlanner.plan(snapshot)
+    val tasks = ScanPlanner.plan(store, snapshot)
     val starts = tasks.scanLeft(0L)((at, t) => at + t.numRows)
     tasks.zip(starts).map { case (t, start) =>
       assert(t.files.length == 1, "one data file per fragment")

@@ -88,7 +88,7 @@ class LegacyGoldenSuite extends AnyFunSuite {
         val snapshot = Snapshot.open(store, ds.uri, Some(v))
         val fields = snapshot.manifest.schema.fields
         assert(snapshot.manifest.schema.toArrow("test").getFields.toString == schema.getFields.toString, s"$name v$v schema")
-        val got = ScanPlanner.plan(snapshot).flatMap(t => readTask(t, fields, batchRows, allocator))
+        val got = ScanPlanner.plan(store, snapshot).flatMap(t => readTask(t, fields, batchRows, allocator))
         assert(got.length == want.length, s"$name v$v row count")
         got.indices.foreach { i =>
           (0 until fields.length).foreach { c =>

@@ -28,7 +28,7 @@ class NestedProjectionSuite extends AnyFunSuite {
         val idx = schema.getFields.indexOf(schema.findField(column))
         val snapshot = Snapshot.open(store, ds.uri, None)
         val field = prune(snapshot.manifest.schema.field(column).get, keep)
-        val actual = ScanPlanner.plan(snapshot).flatMap { t =>
+        val actual = ScanPlanner.plan(store, snapshot).flatMap { t =>
           val s = new FragmentScanner(store, t, IndexedSeq(field), 100, allocator)
           try s.flatMap(r => try Canonical.rows(r).map(_.head) finally r.close()).toIndexedSeq finally s.close()
         }

@@ -25,7 +25,7 @@ class TypesGoldenSuite extends AnyFunSuite {
         val fields = snapshot.manifest.schema.fields
         fields.indices.foreach { c =>
           val f = fields(c)
-          val actual = ScanPlanner.plan(snapshot).flatMap { task =>
+          val actual = ScanPlanner.plan(store, snapshot).flatMap { task =>
             val scanner = new FragmentScanner(store, task, IndexedSeq(f), batchRows, allocator)
             try scanner.flatMap(root => try Canonical.rows(root).map(_.head) finally root.close()).toIndexedSeq
             finally scanner.close()

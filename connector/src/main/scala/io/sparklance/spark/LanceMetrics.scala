@@ -1,0 +1,31 @@
+package io.sparklance.spark
+
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
+
+/** The scan metrics shown in the Spark UI, summed over tasks. */
+object LanceMetrics {
+  val BytesRead = "lanceBytesRead"
+  val RowsDeleted = "lanceRowsDeleted"
+  val FragmentsRead = "lanceFragmentsRead"
+
+  // Spark instantiates metric classes reflectively by name, so each needs a no-arg class.
+  final class BytesReadMetric extends CustomSumMetric {
+    override def name(): String = BytesRead
+    override def description(): String = "bytes read from Lance data files"
+  }
+  final class RowsDeletedMetric extends CustomSumMetric {
+    override def name(): String = RowsDeleted
+    override def description(): String = "deleted rows skipped"
+  }
+  final class FragmentsReadMetric extends CustomSumMetric {
+    override def name(): String = FragmentsRead
+    override def description(): String = "fragment pieces read"
+  }
+
+  def all: Array[CustomMetric] = Array(new BytesReadMetric, new RowsDeletedMetric, new FragmentsReadMetric)
+
+  def task(metric: String, amount: Long): CustomTaskMetric = new CustomTaskMetric {
+    override def name(): String = metric
+    override def value(): Long = amount
+  }
+}

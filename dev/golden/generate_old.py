@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""Golden datasets written by OLDER pylance releases, read back by the pinned pylance 14.0.2.
+
+Usage:  .venv/bin/python dev/golden/generate_old.py [--out target/golden] [--force]
+                                                    [--release 0.10.18 ...] [--list]
+        (or: generate.py --old, or SPARK_LANCE_GOLDEN_OLD=1 generate.py)
+
+For each release in RELEASES this script
+
+  1. makes (once) a virtualenv holding exactly that release and its pins, under the user's
+     cache: ${XDG_CACHE_HOME:-~/.cache}/spark-lance/old-pylance/<release>/ (never in the
+     repository; recreated when the pins change);
+  2. runs dev/golden/old_writer.py in it, which writes a few datasets with that release's
+     DEFAULT settings (file format, manifest names, deletion files, manifest fields) into
+     <out>/old/<release>/<name>/dataset, plus old_readback/v<N>.arrow: what the old release
+     itself reads back;
+  3. reads every version with THIS interpreter's pylance 14.0.2 (the oracle) and writes
+     expected/v<N>.arrow exactly as generate.py does, and info.json.
+
+Layout of <out>/old:
+
+    .stamp                          sha256 of this file, old_writer.py and generate.py, the
+                                    pins and the oracle's versions ("up to date" if equal)
+    index.json                      every release and dataset: versions and rows
+    <release>/<name>/dataset/       the Lance dataset the old release wrote
+    <release>/<name>/expected/v<N>.arrow      pylance 14.0.2's to_table() of version N
+    <release>/<name>/old_readback/v<N>.arrow  the old release's to_table() of version N
+    <release>/<name>/writer.json    what old_writer.py did (steps, refused types, versions)
+    <release>/<name>/info.json      name, release, description, versions, latest,
+                                    data_storage_version, rows, fragments, deletion_files,
+                                    manifest_naming, has_latest_manifest, has_transactions_dir,
+                                    old_release_differs ({version: columns that differ}), writer
+
+Datasets (old_writer.py): `types` (one column per basic type family, 10% nulls, 2 fragments)
+and `history` (create, append, add column, small and large deletion).
+
+It is slow the first time (five virtualenvs, about 1.7 GB under the cache), so neither
+`make golden` nor CI runs it unless asked; later runs reuse the virtualenvs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import lance
+import numpy as np
+import pyarrow as pa
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import generate  # noqa: E402  (write_expected, deletion_files, the oracle's version check)
+
+HERE = Path(__file__).resolve().parent
+OLD_WRITER = HERE / "old_writer.py"
+STAMP_NAME = ".stamp"
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    why: str  # what this release's defaults put on disk that the others do not
+    pins: tuple[str, ...]  # the whole virtualenv, as `pip freeze` printed it
+
+
+# Every pin was checked to install from PyPI on CPython 3.11 (manylinux x86_64 wheels), and
+# pylance 14.0.2 reads every version the release writes. pyarrow/numpy are of each release's
+# time: pylance 0.5-0.10 import numpy 1.x only through pyarrow < 16 (pyarrow 26 refuses numpy
+# 1.26, and 0.10.18 itself requires pyarrow < 15.0.1).
+RELEASES: dict[str, Release] = {
+    r.version: r
+    for r in [
+        Release(
+            "0.5.10",
+            "June 2023. Legacy data files with footer version 0.1 (not 0.2), a manifest without "
+            "writer_version, transaction file or DataFile column_indices/file versions, "
+            "fragments without physical_rows, deletion files without num_deleted_rows, "
+            "_latest.manifest and no _transactions/. No add_columns.",
+            ("numpy==1.26.4", "pyarrow==12.0.1", "pylance==0.5.10"),
+        ),
+        Release(
+            "0.10.18",
+            "April 2024. Legacy data files (footer 0.2) are still the default; V1 manifest "
+            "names plus _latest.manifest; the manifest names its transaction by file "
+            "(transaction_file, field 12); fragments have physical_rows; max_rows_per_file "
+            "rounds to whole groups of 1024 rows.",
+            ("numpy==1.26.4", "pyarrow==15.0.0", "pylance==0.10.18"),
+        ),
+        Release(
+            "0.20.0",
+            "November 2024. File format 2.0 (footer 0.3) is the default; V1 manifest names, "
+            "no _latest.manifest; transaction_file (field 12); DataFiles with column_indices "
+            "and file versions but no file_size_bytes; schema fields carry storage_class.",
+            ("numpy==2.1.3", "pyarrow==18.1.0", "pylance==0.20.0"),
+        ),
+        Release(
+            "0.39.0",
+            "Late 2025, the last 0.x. Still file format 2.0 and V1 manifest names; "
+            "transaction_file (field 12); DataFiles with file_size_bytes.",
+            (
+                "annotated-types==0.8.0",
+                "lance-namespace==0.13.0",
+                "lance-namespace-urllib3-client==0.13.0",
+                "numpy==2.3.4",
+                "pyarrow==21.0.0",
+                "pydantic==2.14.3",
+                "pydantic_core==2.50.4",
+                "pylance==0.39.0",
+                "python-dateutil==4.0.0",
+                "typing-inspection==0.4.5",
+                "typing_extensions==4.16.0",
+                "tzdata==2026.6",
+                "urllib3==2.8.0",
+            ),
+        ),
+        Release(
+            "1.0.4",
+            "1.0. File format 2.0 and V1 manifest names are still the defaults, but the "
+            "transaction is inline: manifest footer version 0.2, the transaction at offset 0 "
+            "and its position in Manifest field 21 (pylance 14 writes field 23); no "
+            "transaction_file.",
+            (
+                "annotated-types==0.8.0",
+                "lance-namespace==0.13.0",
+                "lance-namespace-urllib3-client==0.13.0",
+                "numpy==2.4.6",
+                "pyarrow==21.0.0",
+                "pydantic==2.14.3",
+                "pydantic_core==2.50.4",
+                "pylance==1.0.4",
+                "python-dateutil==4.0.0",
+                "typing-inspection==0.4.5",
+                "typing_extensions==4.16.0",
+                "tzdata==2026.6",
+                "urllib3==2.8.0",
+            ),
+        ),
+    ]
+}
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "spark-lance" / "old-pylance"
+
+
+def ensure_venv(release: Release) -> tuple[Path, float]:
+    """The python of `release`'s virtualenv, made if missing or made with other pins, and the
+    seconds spent making it (0 when it was there)."""
+    folder = cache_root() / release.version
+    marker = folder / "installed.txt"
+    pins = "\n".join(release.pins) + "\n"
+    python = folder / "venv" / "bin" / "python"
+    if marker.is_file() and marker.read_text() == pins and python.is_file():
+        return python, 0.0
+    started = time.monotonic()
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True)
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check", "--no-input"]
+    subprocess.run([*pip, "install", "-q", *release.pins], check=True)
+    subprocess.run([*pip, "check"], check=True, stdout=subprocess.DEVNULL)
+    marker.write_text(pins)  # last: only a complete install counts
+    return python, time.monotonic() - started
+
+
+def manifest_naming(uri: Path) -> str:
+    """"V1" (_versions/1.manifest) or "V2" (zero-padded u64::MAX - version)."""
+    names = [p.stem for p in (uri / "_versions").glob("*.manifest")]
+    return "V2" if names and all(len(n) == 20 for n in names) else "V1"
+
+
+def differing_columns(old: pa.Table, new: pa.Table) -> list[str]:
+    """Columns (or "<schema>") where the old release's reading and pylance 14's differ."""
+    diffs = [] if old.column_names == new.column_names else ["<column names>"]
+    for name in old.column_names:
+        if name in new.column_names and not old.column(name).equals(new.column(name)):
+            diffs.append(name)
+    return diffs
+
+
+def oracle(release: Release, root: Path) -> dict:
+    """pylance 14.0.2's expected/v<N>.arrow and info.json for one old dataset."""
+    writer = json.loads((root / "writer.json").read_text())
+    uri = root / "dataset"
+    expected = root / "expected"
+    expected.mkdir()
+    ds = lance.dataset(str(uri))
+    versions = sorted(v["version"] for v in ds.versions())
+    if versions != writer["old_versions"]:
+        raise RuntimeError(f"{root}: pylance 14 sees versions {versions}, the writer "
+                           f"{writer['old_versions']}")
+    rows, fragments, deletions, differs = {}, {}, {}, {}
+    for v in versions:
+        at = lance.dataset(str(uri), version=v)
+        table = at.to_table()
+        generate.write_expected(table, expected / f"v{v}.arrow")
+        old = pa.ipc.open_file(str(root / "old_readback" / f"v{v}.arrow")).read_all()
+        differs[str(v)] = differing_columns(old, table)
+        rows[str(v)] = table.num_rows
+        fragments[str(v)] = len(at.get_fragments())
+        deletions[str(v)] = generate.deletion_files(at)
+    info = {
+        "name": root.name,
+        "release": release.version,
+        "description": writer["description"],
+        "versions": versions,
+        "latest": ds.version,
+        "data_storage_version": ds.data_storage_version,
+        "rows": rows,
+        "fragments": fragments,
+        "deletion_files": deletions,
+        "manifest_naming": manifest_naming(uri),
+        "has_latest_manifest": (uri / "_latest.manifest").is_file(),
+        "has_transactions_dir": (uri / "_transactions").is_dir(),
+        "old_release_differs": differs,
+        "writer": {k: writer[k] for k in ("release", "pyarrow", "numpy", "steps", "refused")},
+    }
+    (root / "info.json").write_text(json.dumps(info, indent=2) + "\n")
+    return info
+
+
+def stamp_text(releases: list[Release]) -> str:
+    source = b"".join(
+        Path(p).read_bytes() for p in (__file__, OLD_WRITER, generate.__file__)
+    )
+    pins = "".join(f"{r.version}: {' '.join(r.pins)}\n" for r in releases)
+    return (
+        f"generator_sha256={hashlib.sha256(source).hexdigest()}\n{pins}"
+        f"oracle pylance={lance.__version__} pyarrow={pa.__version__} numpy={np.__version__}\n"
+    )
+
+
+def prepare(old_out: Path) -> None:
+    """Wipes <out>/old, but only if it is empty or was made by this script."""
+    if old_out.exists():
+        if any(old_out.iterdir()) and not (old_out / STAMP_NAME).is_file():
+            sys.exit(f"error: {old_out} is not empty and has no {STAMP_NAME}; not deleting it")
+        shutil.rmtree(old_out)
+    old_out.mkdir(parents=True)
+    (old_out / STAMP_NAME).write_text("incomplete\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=generate.DEFAULT_OUT,
+                        help=f"writes <out>/old (default out: {generate.DEFAULT_OUT})")
+    parser.add_argument("--force", action="store_true", help="regenerate even if up to date")
+    parser.add_argument("--release", action="append", choices=list(RELEASES),
+                        help="only these releases (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the releases and exit")
+    args = parser.parse_args(argv)
+
+    if args.list:
+        for r in RELEASES.values():
+            print(f"pylance {r.version}\n    {r.why}\n    pins: {' '.join(r.pins)}\n")
+        return 0
+    if lance.__version__ != generate.PYLANCE_VERSION:
+        sys.exit(f"error: the oracle must be pylance=={generate.PYLANCE_VERSION}, "
+                 f"not {lance.__version__}: run this with the project venv")
+
+    releases = [RELEASES[v] for v in (args.release or RELEASES)]
+    old_out = args.out.resolve() / "old"
+    stamp = stamp_text(releases)
+    if not args.force and (old_out / STAMP_NAME).is_file():
+        if (old_out / STAMP_NAME).read_text() == stamp:
+            print(f"old-release golden data in {old_out} is up to date (use --force to regenerate)")
+            return 0
+
+    started = time.monotonic()
+    prepare(old_out)
+    index = []
+    for release in releases:
+        python, venv_seconds = ensure_venv(release)
+        t0 = time.monotonic()
+        subprocess.run(
+            [str(python), str(OLD_WRITER), "--out", str(old_out / release.version)],
+            check=True,
+            env=os.environ | {"PYTHONNOUSERSITE": "1"},
+        )
+        write_seconds = time.monotonic() - t0
+        t0 = time.monotonic()
+        for root in sorted(p for p in (old_out / release.version).iterdir() if p.is_dir()):
+            info = oracle(release, root)
+            index.append(
+                {"path": f"{release.version}/{root.name}"}
+                | {k: info[k] for k in ("name", "release", "versions", "latest",
+                                        "data_storage_version", "manifest_naming", "rows")}
+            )
+            bad = {v: d for v, d in info["old_release_differs"].items() if d}
+            print(f"  {release.version}/{root.name}: versions {info['versions']}, format "
+                  f"{info['data_storage_version']}, rows {info['rows']}"
+                  + (f", pylance 14 differs from {release.version} in {bad}" if bad else ""))
+        print(f"pylance {release.version}: venv {venv_seconds:.1f}s, write {write_seconds:.1f}s, "
+              f"oracle {time.monotonic() - t0:.1f}s")
+    (old_out / "index.json").write_text(json.dumps(
+        {"oracle": generate.PYLANCE_VERSION,
+         "releases": {r.version: {"why": r.why, "pins": list(r.pins)} for r in releases},
+         "datasets": index}, indent=2) + "\n")
+    (old_out / STAMP_NAME).write_text(stamp)
+    print(f"wrote {len(index)} old-release datasets to {old_out} in "
+          f"{time.monotonic() - started:.1f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
