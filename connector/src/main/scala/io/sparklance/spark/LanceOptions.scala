@@ -2,7 +2,7 @@ package io.sparklance.spark
 
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.sparklance.table.SplitSizing
+import io.sparklance.table.{SplitSizing, VersionSpec}
 import io.sparklance.util.Errors
 
 /**
@@ -11,7 +11,8 @@ import io.sparklance.util.Errors
  */
 final case class LanceOptions(
     path: String,
-    version: Option[Long],
+    version: VersionSpec,
+    branch: Option[String],
     batchSize: Int,
     taskMemoryBytes: Long,
     splitSizeBytes: Long,
@@ -20,6 +21,10 @@ final case class LanceOptions(
 object LanceOptions {
   val Path = "path"
   val Version = "version"
+  val Tag = "tag"
+  val Branch = "branch"
+  /** Read the newest version committed at or before this time (ISO-8601, or epoch milliseconds). */
+  val Timestamp = "timestamp"
   val BatchSize = "batchSize"
   val DefaultBatchSize = 8192
   /** Arrow memory one task may hold at once: batches are small, so this only stops runaways. */
@@ -36,14 +41,37 @@ object LanceOptions {
       v.trim.toLongOption.filter(_ >= min).getOrElse(throw Errors.invalidOption(key, v, s"a number of bytes of at least $min"))
     }.getOrElse(default)
 
+  private def versionSpec(options: CaseInsensitiveStringMap): VersionSpec = {
+    val given = Seq(Version, Tag, Timestamp).filter(k => Option(options.get(k)).exists(_.trim.nonEmpty))
+    if (given.length > 1)
+      throw Errors.invalidArgument(s"options ${given.map(k => s"'$k'").mkString(" and ")} were both given; choose one version to read")
+    given.headOption match {
+      case None => VersionSpec.Latest
+      case Some(Version) =>
+        val v = options.get(Version)
+        VersionSpec.Number(v.trim.toLongOption.filter(_ >= 0).getOrElse(throw Errors.invalidOption(Version, v, "a non-negative version number")))
+      case Some(Tag) => VersionSpec.TagName(options.get(Tag).trim)
+      case Some(_) =>
+        val v = options.get(Timestamp).trim
+        VersionSpec.AsOf(v.toLongOption.map(java.time.Instant.ofEpochMilli).getOrElse {
+          try java.time.Instant.parse(v)
+          catch {
+            case _: java.time.format.DateTimeParseException =>
+              try java.time.LocalDateTime.parse(v).atZone(java.time.ZoneOffset.UTC).toInstant
+              catch { case _: java.time.format.DateTimeParseException =>
+                throw Errors.invalidOption(Timestamp, v, "an ISO-8601 time such as 2026-11-23T10:00:00Z, or epoch milliseconds") }
+          }
+        })
+    }
+  }
+
   def parse(options: CaseInsensitiveStringMap): LanceOptions = {
     val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
       throw Errors.invalidArgument("no path given: use spark.read.format(\"lance\").load(\"/path/to/dataset\")"))
     LanceOptions(
       path = path,
-      version = Option(options.get(Version)).map { v =>
-        v.trim.toLongOption.filter(_ >= 0).getOrElse(throw Errors.invalidOption(Version, v, "a non-negative version number"))
-      },
+      version = versionSpec(options),
+      branch = Option(options.get(Branch)).map(_.trim).filter(_.nonEmpty),
       batchSize = Option(options.get(BatchSize)).map { v =>
         v.trim.toIntOption.filter(n => n > 0 && n <= (1 << 20)).getOrElse(
           throw Errors.invalidOption(BatchSize, v, "a whole number of rows between 1 and 1048576"))

@@ -7,25 +7,61 @@ import io.sparklance.util.Errors
 // rust/lance-table/src/io/commit.rs (finding versions). A snapshot is one version of a
 // table pinned at planning: everything read for a query comes from this manifest.
 
-/** One resolved version of the table rooted at `root`. */
+/**
+ * One resolved version of a table: `root` is the dataset it lives in (the table's root, or
+ * a branch's `tree/...` folder).
+ */
 final case class Snapshot(root: String, manifestPath: String, manifest: Manifest) {
   def version: Long = manifest.version
+}
+
+/** Which version of a table to read. */
+sealed trait VersionSpec
+object VersionSpec {
+  case object Latest extends VersionSpec
+  final case class Number(version: Long) extends VersionSpec
+  final case class TagName(name: String) extends VersionSpec
+  /** The newest version committed at or before this instant. */
+  final case class AsOf(instant: java.time.Instant) extends VersionSpec
 }
 
 object Snapshot {
   val VersionsDir = "_versions"
 
+  /** Opens `version` (or the latest) of the main line of the table at `uri`. */
+  def open(store: ObjectStore, uri: String, version: Option[Long]): Snapshot =
+    resolve(store, uri, None, version.fold[VersionSpec](VersionSpec.Latest)(VersionSpec.Number))
+
   /**
-   * Opens `version` (or the latest) of the table at `uri`. Versions are found by listing
-   * `_versions/`, which is authoritative; `latest_version_hint.json` is only a hint.
+   * Resolves a version of the table at `uri`, on `branch` (or the branch a tag names) when
+   * given. Versions are found by listing `_versions/`, which is authoritative;
+   * `latest_version_hint.json` is only a hint.
    */
-  def open(store: ObjectStore, uri: String, version: Option[Long]): Snapshot = {
-    val root = Paths.stripTrailingSlash(uri)
+  def resolve(store: ObjectStore, uri: String, branch: Option[String], spec: VersionSpec): Snapshot = {
+    val main = Paths.stripTrailingSlash(uri)
+    val (onBranch, wanted) = spec match {
+      case VersionSpec.TagName(name) =>
+        val t = Refs.tag(store, main, name)
+        if (branch.isDefined && t.branch != branch)
+          throw Errors.invalidArgument(s"tag '$name' of $main is on ${t.branch.fold("the main branch")(b => s"branch '$b'")}, not on branch '${branch.get}'")
+        (t.branch, VersionSpec.Number(t.version))
+      case other => (branch, other)
+    }
+    val root = onBranch.fold(main) { b => Refs.branch(store, main, b); Refs.branchRoot(main, b) }
     val versions = listVersions(store, root)
-    val (v, name) = version match {
-      case None => versions.last
-      case Some(want) =>
+    val (v, name) = wanted match {
+      case VersionSpec.Latest => versions.last
+      case VersionSpec.Number(want) =>
         versions.find(_._1 == want).getOrElse(throw Errors.versionNotFound(root, want, versions.map(_._1)))
+      case VersionSpec.AsOf(instant) =>
+        // Newest first: the first version committed at or before the instant.
+        versions.reverseIterator.find { case (_, n) =>
+          ManifestFile.read(store, Paths.join(root, VersionsDir, n)).timestamp.exists(!_.isAfter(instant))
+        }.getOrElse {
+          val first = ManifestFile.read(store, Paths.join(root, VersionsDir, versions.head._2)).timestamp
+          throw Errors.noVersionAsOf(root, instant.toString, first.fold("an unknown time")(_.toString))
+        }
+      case VersionSpec.TagName(_) => throw new IllegalStateException("tags resolve to numbers above")
     }
     val path = Paths.join(root, VersionsDir, name)
     val manifest = ManifestFile.read(store, path)

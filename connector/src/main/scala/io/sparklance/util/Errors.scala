@@ -71,6 +71,14 @@ object Errors {
     else if (xs.length <= 20) xs.mkString(", ")
     else s"${xs.take(10).mkString(", ")}, … ${xs.takeRight(5).mkString(", ")} (${xs.length} in all)"
 
+  def refNotFound(uri: String, kind: String, name: String, existing: Seq[String]): NotFoundException =
+    new NotFoundException("LANCE_REF_NOT_FOUND",
+      s"$uri has no $kind '$name'. ${kind.capitalize}s that exist: ${if (existing.isEmpty) "none" else existing.mkString(", ")}.")
+
+  def noVersionAsOf(uri: String, timestamp: String, first: String): NotFoundException =
+    new NotFoundException("LANCE_VERSION_NOT_FOUND",
+      s"$uri has no version as of $timestamp: its oldest version was committed at $first.")
+
   def fileNotFound(path: String, context: String): NotFoundException =
     new NotFoundException("LANCE_FILE_NOT_FOUND",
       s"$path does not exist ($context). The dataset is incomplete: a file it references was deleted " +
