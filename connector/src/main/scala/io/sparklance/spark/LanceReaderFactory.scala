@@ -12,10 +12,15 @@ import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, Columna
 
 import io.sparklance.format.LanceField
 import io.sparklance.storage.ObjectStoreFactory
-import io.sparklance.table.FragmentScanner
+import io.sparklance.table.{FragmentScanner, MetadataColumn}
 
 /** Serializable, already-parsed inputs of the executors' readers. */
-final case class LanceReaderFactory(stores: ObjectStoreFactory, fields: IndexedSeq[LanceField], batchSize: Int, taskMemoryBytes: Long)
+final case class LanceReaderFactory(
+    stores: ObjectStoreFactory,
+    fields: IndexedSeq[LanceField],
+    metadata: IndexedSeq[MetadataColumn],
+    batchSize: Int,
+    taskMemoryBytes: Long)
     extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = true
@@ -53,7 +58,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
     while (scanner == null || !scanner.hasNext) {
       if (scanner != null) closeScanner()
       if (pending.isEmpty) return null
-      scanner = new FragmentScanner(store, pending.dequeue(), factory.fields, factory.batchSize, allocator)
+      scanner = new FragmentScanner(store, pending.dequeue(), factory.fields, factory.batchSize, allocator, factory.metadata)
       fragments += 1
     }
     scanner

@@ -7,13 +7,13 @@ import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionRead
 import org.apache.spark.sql.types.StructType
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.{ScanPlanner, ScanTask, SplitSizing}
+import io.sparklance.table.{MetadataColumn, ScanPlanner, ScanTask, SplitSizing}
 
 /**
  * A scan of one pinned version. Scans compare by value (table version, columns,
  * options), as Spark's file sources do, so that Spark can reuse exchanges.
  */
-final class LanceScan(table: LanceTable, val fields: IndexedSeq[LanceField], schema: StructType)
+final class LanceScan(table: LanceTable, val fields: IndexedSeq[LanceField], val metadata: IndexedSeq[MetadataColumn], schema: StructType)
     extends Scan with Batch with SupportsReportStatistics {
 
   private lazy val tasks: IndexedSeq[ScanTask] = ScanPlanner.plan(table.stores.create(), table.snapshot)
@@ -30,7 +30,7 @@ final class LanceScan(table: LanceTable, val fields: IndexedSeq[LanceField], sch
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    LanceReaderFactory(table.stores, fields, table.options.batchSize, table.options.taskMemoryBytes)
+    LanceReaderFactory(table.stores, fields, metadata, table.options.batchSize, table.options.taskMemoryBytes)
 
   /** Rows after deletions and bytes of the projected columns, from the manifest alone. */
   override def estimateStatistics(): Statistics = {
@@ -48,7 +48,7 @@ final class LanceScan(table: LanceTable, val fields: IndexedSeq[LanceField], sch
   override def description(): String =
     s"LanceScan ${table.snapshot.root} version=${table.snapshot.version} columns=[${fields.map(_.name).mkString(", ")}]"
 
-  private def key = (table.snapshot.root, table.snapshot.version, fields, table.options)
+  private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options)
 
   override def equals(other: Any): Boolean = other match {
     case s: LanceScan => s.key == key

@@ -6,6 +6,7 @@ import org.apache.spark.sql.connector.read.{LocalScan, Scan, ScanBuilder, Suppor
 import org.apache.spark.sql.types.{ArrayType, DataType, LongType, MapType, StructField, StructType}
 
 import io.sparklance.format.LanceField
+import io.sparklance.table.MetadataColumn
 
 /**
  * Collects what Spark pushes down and builds the scan. Column pruning reaches into nested
@@ -43,10 +44,13 @@ final class LanceScanBuilder(table: LanceTable)
   override def build(): Scan = {
     if (countStar) return new LanceCountScan(table.snapshot.root, table.snapshot.version, countFromManifest.get)
     val byName = table.snapshot.manifest.schema.fields.map(f => f.name -> f).toMap
-    val fields = required.fields.toIndexedSeq.map(f => LanceScanBuilder.prune(byName(f.name), f.dataType))
+    val (meta, data) = required.fields.toIndexedSeq.partition(f => !byName.contains(f.name) && MetadataColumn.byName(f.name).isDefined)
+    val fields = data.map(f => LanceScanBuilder.prune(byName(f.name), f.dataType))
+    val metadata = meta.map(f => MetadataColumn.byName(f.name).get)
     val where = table.snapshot.manifestPath
-    val schema = StructType(fields.map(f => SparkArrow.sparkField(f.toArrow(where), where)))
-    new LanceScan(table, fields, schema)
+    val schema = StructType(fields.map(f => SparkArrow.sparkField(f.toArrow(where), where)) ++
+      metadata.map(m => StructField(m.name, LongType, nullable = false)))
+    new LanceScan(table, fields, metadata, schema)
   }
 }
 

@@ -2,17 +2,17 @@ package io.sparklance.spark
 
 import java.util
 
-import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{MetadataColumn => SparkMetadataColumn, SupportsMetadataColumns, SupportsRead, Table, TableCapability}
 import org.apache.spark.sql.connector.read.ScanBuilder
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{DataType, LongType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.ObjectStoreFactory
-import io.sparklance.table.Snapshot
+import io.sparklance.table.{MetadataColumn, Snapshot}
 
 /** One pinned version of a Lance table, as Spark sees it. */
 final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val stores: ObjectStoreFactory)
-    extends Table with SupportsRead {
+    extends Table with SupportsRead with SupportsMetadataColumns {
 
   private lazy val sparkSchema: StructType = {
     val where = snapshot.manifestPath
@@ -24,6 +24,20 @@ final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val st
   override def schema(): StructType = sparkSchema
 
   override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.BATCH_READ)
+
+  /** `_rowid`, `_rowaddr` ((fragment id << 32) | offset) and `_fragid`, selectable like columns. */
+  override def metadataColumns(): Array[SparkMetadataColumn] = MetadataColumn.all.map { m =>
+    new SparkMetadataColumn {
+      override def name(): String = m.name
+      override def dataType(): DataType = LongType
+      override def isNullable: Boolean = false
+      override def comment(): String = m match {
+        case MetadataColumn.RowId => "stable row id (the row address when the table has no stable row ids)"
+        case MetadataColumn.RowAddress => "row address: fragment id << 32 | offset in the fragment"
+        case MetadataColumn.FragmentId => "fragment id"
+      }
+    }: SparkMetadataColumn
+  }.toArray
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new LanceScanBuilder(this)
 }

@@ -23,7 +23,8 @@ final class FragmentScanner(
     task: ScanTask,
     fields: IndexedSeq[LanceField],
     batchRows: Int,
-    allocator: BufferAllocator) extends Iterator[VectorSchemaRoot] with AutoCloseable {
+    allocator: BufferAllocator,
+    metadata: IndexedSeq[MetadataColumn] = IndexedSeq.empty) extends Iterator[VectorSchemaRoot] with AutoCloseable {
 
   require(batchRows > 0, "batchRows must be positive")
 
@@ -51,6 +52,9 @@ final class FragmentScanner(
   /** Offsets of deleted rows, or null when the fragment has none. */
   private val deleted: org.roaringbitmap.RoaringBitmap =
     task.deletion.map(d => DeletionVector.read(store, d.path, d.fileType, task.fragmentId, task.physicalRows)).orNull
+
+  /** The fragment's stable row ids, decoded when first asked for. */
+  private lazy val rowIds: Array[Long] = MetadataColumns.rowIds(store, task)
 
   /** Rows dropped because they were deleted, so far. */
   private var deletedSkipped = 0L
@@ -83,12 +87,13 @@ final class FragmentScanner(
     val live = liveRows(position, end)
     if (live == null) {
       val n = (end - position).toInt
-      val root = read(_.next(n, allocator), n)
+      val from = position
+      val root = read(_.next(n, allocator), n, Array.range(0, n).map(from + _))
       position = end
       root
     } else {
       // Read only the live rows; the scanners then step over the deleted tail.
-      val root = read(_.take(live, allocator), live.length)
+      val root = read(_.take(live, allocator), live.length, live)
       val tail = end - (live.last + 1)
       if (tail > 0) sources.foreach(_.foreach(_.skip(tail)))
       deletedSkipped += (end - position) - live.length
@@ -97,9 +102,12 @@ final class FragmentScanner(
     }
   }
 
-  /** One batch of `n` rows, each field read by `readField`, nulls for fields no file stores. */
-  private def read(readField: FieldScanner => FieldVector, n: Int): VectorSchemaRoot = {
-    val vectors = new java.util.ArrayList[FieldVector](fields.length)
+  /**
+   * One batch of the rows at physical `offsets`, each field read by `readField`, nulls for
+   * fields no file stores, then the metadata columns.
+   */
+  private def read(readField: FieldScanner => FieldVector, n: Int, offsets: => Array[Long]): VectorSchemaRoot = {
+    val vectors = new java.util.ArrayList[FieldVector](fields.length + metadata.length)
     try {
       fields.indices.foreach { i =>
         val v = sources(i).map(readField).getOrElse(NullColumns.vector(fields(i), n, allocator))
@@ -108,6 +116,7 @@ final class FragmentScanner(
           throw Errors.corrupt(task.files.headOption.map(_.path).getOrElse(s"fragment ${task.fragmentId}"),
             s"field '${fields(i).name}' returned ${v.getValueCount} rows where $n were expected")
       }
+      metadata.foreach(m => vectors.add(MetadataColumns.vector(m, task, offsets, rowIds, allocator)))
     } catch { case t: Throwable => vectors.forEach(_.close()); throw t }
     val root = new VectorSchemaRoot(vectors)
     root.setRowCount(n)
@@ -128,7 +137,7 @@ final class FragmentScanner(
       throw Errors.invalidArgument("row offsets to take must be strictly ascending")
     // Deleted rows are not returned.
     val live = if (deleted == null) offsets else offsets.filterNot(o => deleted.contains(o.toInt))
-    val root = read(_.take(live, allocator), live.length)
+    val root = read(_.take(live, allocator), live.length, live)
     if (live.nonEmpty) position = live.last + 1
     root
   }

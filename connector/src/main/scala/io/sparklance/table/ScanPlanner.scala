@@ -3,6 +3,7 @@ package io.sparklance.table
 import scala.collection.mutable.ArrayBuffer
 
 import io.sparklance.format.{DataFileReader, FileVersion}
+import io.sparklance.storage
 import io.sparklance.storage.ObjectStore
 
 // Spec: lance-format/lance docs/src/format/table/index.md (fragments). Turns a pinned
@@ -42,7 +43,11 @@ object ScanPlanner {
           try r.numRows finally r.close()
         }
       val deletion = f.deletionFile.map(d => ScanDeletion(locations.deletionFile(f.id, d), d.fileType, d.numDeletedRows))
-      if (rows == 0) None else Some(ScanTask(f.id, files, rows, 0, rows, deletion))
+      val rowIds = f.rowIds.map {
+        case RowIdSource.Inline(bytes) => RowIdLocation(Some(bytes), None, None)
+        case RowIdSource.External(e) => RowIdLocation(None, Some(e), Some(storage.Paths.join(snapshot.root, e.path)))
+      }
+      if (rows == 0) None else Some(ScanTask(f.id, files, rows, 0, rows, deletion, rowIds))
     }
   }
 

@@ -34,7 +34,8 @@ final case class ScanTask(
     physicalRows: Long,
     rowStart: Long,
     rowEnd: Long,
-    deletion: Option[ScanDeletion]) {
+    deletion: Option[ScanDeletion],
+    rowIds: Option[RowIdLocation] = None) {
   def numRows: Long = rowEnd - rowStart
   /** A rough size for packing tasks into splits. */
   def estimatedBytes: Long = {

@@ -1,0 +1,79 @@
+package io.sparklance.table.proto
+
+import java.nio.{ByteBuffer, ByteOrder}
+
+import scala.jdk.CollectionConverters._
+
+import com.google.protobuf.InvalidProtocolBufferException
+
+import io.sparklance.util.Errors
+
+// Spec: protos/lance/rowids.proto and lance-format/lance rust/lance-table/src/rowids/.
+// A fragment's stable row ids, in physical row order, as a concatenation of segments:
+// ranges, ranges with holes (absolute values missing), ranges with a bitmap (bit i, LSB
+// first, says whether start + i is present — the proto comment says MSB, the bytes say
+// LSB), and sorted or unsorted arrays (u16/u32 offsets from a base, or plain u64).
+
+object RowIdCodec {
+  import RowIdProtos.{EncodedU64Array, U64Segment}
+
+  /** The row ids of `expectedRows` rows, decoded from a serialized RowIdSequence. */
+  def decode(bytes: Array[Byte], expectedRows: Long, where: String): Array[Long] = {
+    val seq =
+      try RowIdProtos.RowIdSequence.parseFrom(bytes)
+      catch { case e: InvalidProtocolBufferException => throw Errors.corruptProto(where, -1, "RowIdSequence", e) }
+    if (expectedRows < 0 || expectedRows > Int.MaxValue - 8) throw Errors.unsupported(s"row ids of $expectedRows rows", where)
+    val out = new Array[Long](expectedRows.toInt)
+    var n = 0
+    def add(v: Long): Unit = {
+      if (n >= out.length) throw Errors.corrupt(where, s"the row id sequence holds more than the fragment's $expectedRows rows")
+      out(n) = v; n += 1
+    }
+    seq.getSegmentsList.asScala.foreach { s =>
+      s.getSegmentCase match {
+        case U64Segment.SegmentCase.RANGE =>
+          val r = s.getRange
+          range(r.getStart, r.getEnd, where).foreach(add)
+        case U64Segment.SegmentCase.RANGE_WITH_HOLES =>
+          val r = s.getRangeWithHoles
+          val holes = array(r.getHoles, where).toSet
+          range(r.getStart, r.getEnd, where).filterNot(holes.contains).foreach(add)
+        case U64Segment.SegmentCase.RANGE_WITH_BITMAP =>
+          val r = s.getRangeWithBitmap
+          val bits = r.getBitmap.toByteArray
+          val len = range(r.getStart, r.getEnd, where).length
+          if (bits.length.toLong * 8 < len) throw Errors.corrupt(where, s"a row id bitmap of ${bits.length} bytes covers fewer than $len values")
+          (0 until len).foreach(i => if (((bits(i >>> 3) >>> (i & 7)) & 1) != 0) add(r.getStart + i))
+        case U64Segment.SegmentCase.SORTED_ARRAY => array(s.getSortedArray, where).foreach(add)
+        case U64Segment.SegmentCase.ARRAY => array(s.getArray, where).foreach(add)
+        case _ => throw Errors.corrupt(where, "an empty row id segment")
+      }
+    }
+    if (n != out.length) throw Errors.corrupt(where, s"the row id sequence holds $n ids for $expectedRows rows")
+    out
+  }
+
+  private def range(start: Long, end: Long, where: String): Iterator[Long] = {
+    if (end < start || end - start > Int.MaxValue) throw Errors.corrupt(where, s"a row id range [$start, $end)")
+    Iterator.range(0, (end - start).toInt).map(start + _)
+  }
+
+  private def array(a: EncodedU64Array, where: String): Array[Long] = {
+    def le(b: com.google.protobuf.ByteString) = ByteBuffer.wrap(b.toByteArray).order(ByteOrder.LITTLE_ENDIAN)
+    a.getArrayCase match {
+      case EncodedU64Array.ArrayCase.U16_ARRAY =>
+        val b = le(a.getU16Array.getOffsets)
+        if (b.remaining() % 2 != 0) throw Errors.corrupt(where, "u16 row id offsets of an odd byte length")
+        Array.fill(b.remaining() / 2)(a.getU16Array.getBase + (b.getShort() & 0xffffL))
+      case EncodedU64Array.ArrayCase.U32_ARRAY =>
+        val b = le(a.getU32Array.getOffsets)
+        if (b.remaining() % 4 != 0) throw Errors.corrupt(where, "u32 row id offsets of a length not a multiple of 4")
+        Array.fill(b.remaining() / 4)(a.getU32Array.getBase + (b.getInt() & 0xffffffffL))
+      case EncodedU64Array.ArrayCase.U64_ARRAY =>
+        val b = le(a.getU64Array.getValues)
+        if (b.remaining() % 8 != 0) throw Errors.corrupt(where, "u64 row ids of a length not a multiple of 8")
+        Array.fill(b.remaining() / 8)(b.getLong())
+      case _ => Array.emptyLongArray
+    }
+  }
+}
