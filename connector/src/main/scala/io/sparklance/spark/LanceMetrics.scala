@@ -7,6 +7,8 @@ object LanceMetrics {
   val BytesRead = "lanceBytesRead"
   val RowsDeleted = "lanceRowsDeleted"
   val FragmentsRead = "lanceFragmentsRead"
+  val FragmentsPruned = "lanceFragmentsPruned"
+  val ZonesPruned = "lanceZonesPruned"
 
   // Spark instantiates metric classes reflectively by name, so each needs a no-arg class.
   final class BytesReadMetric extends CustomSumMetric {
@@ -22,7 +24,17 @@ object LanceMetrics {
     override def description(): String = "fragment pieces read"
   }
 
-  def all: Array[CustomMetric] = Array(new BytesReadMetric, new RowsDeletedMetric, new FragmentsReadMetric)
+  final class FragmentsPrunedMetric extends CustomSumMetric {
+    override def name(): String = FragmentsPruned
+    override def description(): String = "fragments pruned by statistics"
+  }
+  final class ZonesPrunedMetric extends CustomSumMetric {
+    override def name(): String = ZonesPruned
+    override def description(): String = "zones pruned by zone maps"
+  }
+
+  def all: Array[CustomMetric] =
+    Array(new BytesReadMetric, new RowsDeletedMetric, new FragmentsReadMetric, new FragmentsPrunedMetric, new ZonesPrunedMetric)
 
   def task(metric: String, amount: Long): CustomTaskMetric = new CustomTaskMetric {
     override def name(): String = metric

@@ -7,16 +7,28 @@ import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionRead
 import org.apache.spark.sql.types.StructType
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.{MetadataColumn, ScanPlanner, ScanTask, SplitSizing}
+import io.sparklance.table.{MetadataColumn, ScanPlan, ScanPlanner, ScanTask, SplitSizing}
+import io.sparklance.table.expr.Expr
 
 /**
  * A scan of one pinned version. Scans compare by value (table version, columns,
  * options), as Spark's file sources do, so that Spark can reuse exchanges.
  */
-final class LanceScan(table: LanceTable, val fields: IndexedSeq[LanceField], val metadata: IndexedSeq[MetadataColumn], schema: StructType)
+final class LanceScan(
+    table: LanceTable,
+    val fields: IndexedSeq[LanceField],
+    val metadata: IndexedSeq[MetadataColumn],
+    schema: StructType,
+    predicate: Option[Expr],
+    pushedFilters: Seq[org.apache.spark.sql.sources.Filter])
     extends Scan with Batch with SupportsReportStatistics {
 
-  private lazy val tasks: IndexedSeq[ScanTask] = ScanPlanner.plan(table.stores.create(), table.snapshot)
+  private lazy val plan: ScanPlan = ScanPlanner.plan(table.stores.create(), table.snapshot, predicate)
+  private def tasks: IndexedSeq[ScanTask] = plan.tasks
+
+  override def reportDriverMetrics(): Array[org.apache.spark.sql.connector.metric.CustomTaskMetric] = Array(
+    LanceMetrics.task(LanceMetrics.FragmentsPruned, plan.fragmentsPruned),
+    LanceMetrics.task(LanceMetrics.ZonesPruned, plan.zonesPruned))
 
   private def fieldIds: Set[Int] = fields.iterator.flatMap(_.preOrder).map(_.id).toSet
 
@@ -34,7 +46,9 @@ final class LanceScan(table: LanceTable, val fields: IndexedSeq[LanceField], val
 
   /** Rows after deletions and bytes of the projected columns, from the manifest alone. */
   override def estimateStatistics(): Statistics = {
-    val rows = table.snapshot.manifest.fragments.iterator.map(_.liveRows).sum
+    val rows =
+      if (predicate.isEmpty) table.snapshot.manifest.fragments.iterator.map(_.liveRows).sum
+      else tasks.iterator.map(_.numRows).sum // after pruning: an upper bound
     val ids = fieldIds
     val bytes = tasks.iterator.map(t => t.files.filter(f => ids.isEmpty || ids.exists(f.holds)).map(_.sizeBytes).sum).sum
     new Statistics {
@@ -46,9 +60,10 @@ final class LanceScan(table: LanceTable, val fields: IndexedSeq[LanceField], val
   override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.all
 
   override def description(): String =
-    s"LanceScan ${table.snapshot.root} version=${table.snapshot.version} columns=[${fields.map(_.name).mkString(", ")}]"
+    s"LanceScan ${table.snapshot.root} version=${table.snapshot.version} columns=[${(fields.map(_.name) ++ metadata.map(_.name)).mkString(", ")}]" +
+      (if (pushedFilters.isEmpty) "" else s" pushedFilters=[${pushedFilters.mkString(", ")}]")
 
-  private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options)
+  private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options, predicate)
 
   override def equals(other: Any): Boolean = other match {
     case s: LanceScan => s.key == key

@@ -2,7 +2,8 @@ package io.sparklance.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
-import org.apache.spark.sql.connector.read.{LocalScan, Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.connector.read.{LocalScan, Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{ArrayType, DataType, LongType, MapType, StructField, StructType}
 
 import io.sparklance.format.LanceField
@@ -13,9 +14,24 @@ import io.sparklance.table.MetadataColumn
  * fields: only the struct members Spark asks for are read (their leaves own the columns).
  */
 final class LanceScanBuilder(table: LanceTable)
-    extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownAggregates {
+    extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownAggregates with SupportsPushDownFilters {
   private var required: StructType = table.schema()
   private var countStar = false
+  private var pushed: Array[Filter] = Array.empty
+  private var predicate: Option[io.sparklance.table.expr.Expr] = None
+
+  /**
+   * Filters that translate are used to prune fragments and zones with statistics; all of
+   * them are handed back, since statistics only say which rows may match.
+   */
+  override def pushFilters(filters: Array[Filter]): Array[Filter] = {
+    val translated = filters.flatMap(f => SparkFilters.toExpr(f, table.schema()).map(f -> _))
+    pushed = translated.map(_._1)
+    predicate = translated.map(_._2).reduceOption(io.sparklance.table.expr.Expr.And)
+    filters
+  }
+
+  override def pushedFilters(): Array[Filter] = pushed
 
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
@@ -50,7 +66,7 @@ final class LanceScanBuilder(table: LanceTable)
     val where = table.snapshot.manifestPath
     val schema = StructType(fields.map(f => SparkArrow.sparkField(f.toArrow(where), where)) ++
       metadata.map(m => StructField(m.name, LongType, nullable = false)))
-    new LanceScan(table, fields, metadata, schema)
+    new LanceScan(table, fields, metadata, schema, predicate, pushed.toSeq)
   }
 }
 

@@ -25,6 +25,14 @@ final class FileLocations(root: String, manifest: Manifest) {
       if (b.isDatasetRoot) Paths.join(absolute(b.path), "data", f.path) else Paths.join(absolute(b.path), f.path)
   }
 
+  /** The folder holding an index's files. */
+  def indexDir(index: IndexMetadata): String = index.baseId match {
+    case None => Paths.join(root, "_indices", index.uuid)
+    case Some(id) =>
+      val b = base(id, s"index ${index.name}")
+      if (b.isDatasetRoot) Paths.join(absolute(b.path), "_indices", index.uuid) else Paths.join(absolute(b.path), index.uuid)
+  }
+
   def deletionFile(fragmentId: Long, d: DeletionFile): String = {
     val name = d.fileName(fragmentId)
     d.baseId match {

@@ -68,6 +68,20 @@ final case class BasePath(id: Int, name: Option[String], isDatasetRoot: Boolean,
 
 final case class WriterVersion(library: String, version: String, prerelease: Option[String])
 
+/**
+ * One index of a version (from the manifest's index section): which fields it covers, the
+ * fragments it was built over (None when unknown), and its kind (the last part of the
+ * details' type URL, e.g. `ZoneMapIndexDetails`).
+ */
+final case class IndexMetadata(
+    uuid: String,
+    name: String,
+    fields: IndexedSeq[Int],
+    datasetVersion: Long,
+    fragments: Option[org.roaringbitmap.RoaringBitmap],
+    kind: String,
+    baseId: Option[Int])
+
 /** One version of a table. */
 final case class Manifest(
     version: Long,
@@ -86,7 +100,8 @@ final case class Manifest(
     timestamp: Option[Instant],
     transactionFile: Option[String],
     indexSectionOffset: Option[Long],
-    transactionSectionOffset: Option[Long]) {
+    transactionSectionOffset: Option[Long],
+    indices: IndexedSeq[IndexMetadata] = IndexedSeq.empty) {
 
   /** The data file format version of the table, from `data_format` or, if absent, its files. */
   def fileVersion(where: String): Option[FileVersion] =

@@ -31,6 +31,12 @@ object ManifestFile {
     val expected = n - FooterSize - pos - 4
     if (len != expected)
       throw Errors.corrupt(path, pos, s"the manifest message declares $len bytes but $expected bytes lie before the footer")
-    ManifestCodec.parseManifest(bytes.slice(pos + 4, len, "manifest message"))
+    val manifest = ManifestCodec.parseManifest(bytes.slice(pos + 4, len, "manifest message"))
+    manifest.indexSectionOffset match {
+      case Some(at) =>
+        val sectionLen = bytes.u32(at)
+        manifest.copy(indices = ManifestCodec.parseIndexSection(bytes.slice(at + 4, sectionLen, "index section")))
+      case None => manifest
+    }
   }
 }

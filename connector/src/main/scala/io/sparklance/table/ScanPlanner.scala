@@ -1,5 +1,6 @@
 package io.sparklance.table
 
+import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
 
 import io.sparklance.format.{DataFileReader, FileVersion}
@@ -20,6 +21,9 @@ final case class SplitSizing(targetBytes: Long, openCostBytes: Long) {
 object SplitSizing {
   val Default: SplitSizing = SplitSizing(128L << 20, 4L << 20)
 }
+
+/** The tasks of a scan and what statistics pruned from it. */
+final case class ScanPlan(tasks: IndexedSeq[ScanTask], fragmentsPruned: Int, zonesPruned: Int, zonesKept: Int)
 
 object ScanPlanner {
 
@@ -48,6 +52,57 @@ object ScanPlanner {
         case RowIdSource.External(e) => RowIdLocation(None, Some(e), Some(storage.Paths.join(snapshot.root, e.path)))
       }
       if (rows == 0) None else Some(ScanTask(f.id, files, rows, 0, rows, deletion, rowIds))
+    }
+  }
+
+  /**
+   * The tasks of a scan filtered by `predicate`: fragments covered by a zone map on a
+   * column of the predicate keep only the row ranges of zones that may match (a fragment
+   * with none is dropped); fragments no index covers are read whole.
+   */
+  def plan(store: ObjectStore, snapshot: Snapshot, predicate: Option[expr.Expr]): ScanPlan = {
+    val tasks = plan(store, snapshot)
+    predicate match {
+      case None => ScanPlan(tasks, 0, 0, 0)
+      case Some(p) =>
+        val m = snapshot.manifest
+        val byName = m.schema.fields.map(f => f.name -> f).toMap
+        val zoneMaps = expr.Expr.columns(p).toSeq.sorted.flatMap { c =>
+          byName.get(c).flatMap { f =>
+            m.indices.find(i => i.kind == ZoneMapIndex.Kind && i.fields == IndexedSeq(f.id)).map { index =>
+              val arrowType = f.toArrow(snapshot.manifestPath).getType
+              val zones = ZoneMapIndex.load(store, new FileLocations(snapshot.root, m).indexDir(index), arrowType)
+              (c, index, zones.groupBy(_.fragmentId))
+            }
+          }
+        }
+        var fragmentsPruned = 0
+        var zonesPruned = 0
+        var zonesKept = 0
+        val kept = tasks.flatMap { t =>
+          zoneMaps.find { case (_, index, byFragment) =>
+            index.fragments.forall(_.contains(t.fragmentId.toInt)) && byFragment.contains(t.fragmentId)
+          } match {
+            case None => Seq(t)
+            case Some((column, _, byFragment)) =>
+              val zones = byFragment(t.fragmentId).sortBy(_.start)
+              val (matching, pruned) = zones.partition(z => expr.InclusiveEvaluator.mayMatch(p, c => if (c == column) Some(z.stats) else None))
+              zonesPruned += pruned.length
+              zonesKept += matching.length
+              if (matching.isEmpty) { fragmentsPruned += 1; Seq.empty }
+              else {
+                // Adjacent matching zones become one row range.
+                val ranges = mutable.ArrayBuffer.empty[(Long, Long)]
+                matching.foreach { z =>
+                  val end = math.min(z.start + z.length, t.rowEnd)
+                  if (ranges.nonEmpty && ranges.last._2 == z.start) ranges(ranges.length - 1) = (ranges.last._1, end)
+                  else ranges += ((z.start, end))
+                }
+                ranges.filter { case (a, b) => b > a }.map { case (a, b) => t.copy(rowStart = a, rowEnd = b) }
+              }
+          }
+        }
+        ScanPlan(kept, fragmentsPruned, zonesPruned, zonesKept)
     }
   }
 

@@ -50,6 +50,32 @@ object ManifestCodec {
         else None)
   }
 
+  def parseIndexSection(bytes: Bytes): IndexedSeq[IndexMetadata] = {
+    val section =
+      try TableProtos.IndexSection.parseFrom(bytes.toArray)
+      catch { case e: InvalidProtocolBufferException => throw Errors.corruptProto(bytes.path, bytes.fileOffset, "IndexSection", e) }
+    section.getIndicesList.asScala.map { i =>
+      val uuidBytes = i.getUuid.getUuid.toByteArray
+      val uuid =
+        if (uuidBytes.length != 16) throw Errors.corrupt(bytes.path, s"index '${i.getName}' has a ${uuidBytes.length}-byte UUID")
+        else {
+          val bb = java.nio.ByteBuffer.wrap(uuidBytes)
+          new java.util.UUID(bb.getLong, bb.getLong).toString
+        }
+      val bitmap = i.getFragmentBitmap.toByteArray
+      val fragments =
+        if (bitmap.isEmpty) None
+        else {
+          val b = new org.roaringbitmap.RoaringBitmap()
+          try b.deserialize(java.nio.ByteBuffer.wrap(bitmap))
+          catch { case e: Exception => throw Errors.corrupt(bytes.path, 0, s"index '${i.getName}' has a damaged fragment bitmap", e) }
+          Some(b)
+        }
+      IndexMetadata(uuid, i.getName, i.getFieldsList.asScala.map(_.intValue).toIndexedSeq, i.getDatasetVersion, fragments,
+        i.getIndexDetails.getTypeUrl.split('.').last, if (i.hasBaseId) Some(i.getBaseId) else None)
+    }.toIndexedSeq
+  }
+
   private def fragment(f: TableProtos.DataFragment, where: String): Fragment = {
     if (f.getOverlaysCount > 0)
       throw Errors.unsupported(s"overlay files (fragment ${f.getId})", where)

@@ -1,0 +1,110 @@
+package io.sparklance.table.expr
+
+// The table layer's own predicate language (after Apache Iceberg's expressions): what a
+// query engine pushes down, bound to top-level columns by name, so that statistics (zone
+// maps, page statistics) can decide which rows may match. Evaluation here is only ever
+// "may match" (inclusive); the engine still filters the rows it gets.
+
+/** A literal: Long (integers, dates as days, timestamps as microseconds), Double, String, Boolean. */
+sealed trait Expr
+
+object Expr {
+  sealed trait CmpOp
+  case object Eq extends CmpOp
+  case object Lt extends CmpOp
+  case object LtEq extends CmpOp
+  case object Gt extends CmpOp
+  case object GtEq extends CmpOp
+
+  final case class Compare(column: String, op: CmpOp, value: Any) extends Expr
+  final case class In(column: String, values: Seq[Any]) extends Expr
+  final case class IsNull(column: String) extends Expr
+  final case class IsNotNull(column: String) extends Expr
+  final case class StartsWith(column: String, prefix: String) extends Expr
+  final case class And(left: Expr, right: Expr) extends Expr
+  final case class Or(left: Expr, right: Expr) extends Expr
+  final case class Not(child: Expr) extends Expr
+
+  def columns(e: Expr): Set[String] = e match {
+    case Compare(c, _, _) => Set(c)
+    case In(c, _) => Set(c)
+    case IsNull(c) => Set(c)
+    case IsNotNull(c) => Set(c)
+    case StartsWith(c, _) => Set(c)
+    case And(l, r) => columns(l) ++ columns(r)
+    case Or(l, r) => columns(l) ++ columns(r)
+    case Not(c) => columns(c)
+  }
+}
+
+/** What statistics know of one column over a range of rows. `min`/`max` may be None. */
+final case class ColumnStats(min: Option[Any], max: Option[Any], nullCount: Long, rows: Long)
+
+/**
+ * Decides from statistics whether any row of a range may satisfy an expression. Unknown
+ * columns, types or statistics answer "may match": pruning must never drop a matching row.
+ */
+object InclusiveEvaluator {
+  import Expr._
+
+  private def cmp(a: Any, b: Any): Option[Int] = (a, b) match {
+    case (x: Long, y: Long) => Some(java.lang.Long.compare(x, y))
+    case (x: Long, y: Double) => Some(java.lang.Double.compare(x.toDouble, y))
+    case (x: Double, y: Long) => Some(java.lang.Double.compare(x, y.toDouble))
+    case (x: Double, y: Double) if !x.isNaN && !y.isNaN => Some(java.lang.Double.compare(x, y))
+    case (x: String, y: String) => Some(Integer.signum(x.compareTo(y)))
+    case (x: Boolean, y: Boolean) => Some(java.lang.Boolean.compare(x, y))
+    case _ => None
+  }
+
+  def mayMatch(e: Expr, stats: String => Option[ColumnStats]): Boolean = e match {
+    case And(l, r) => mayMatch(l, stats) && mayMatch(r, stats)
+    case Or(l, r) => mayMatch(l, stats) || mayMatch(r, stats)
+    case Not(c) => !mustMatch(c, stats)
+    case IsNull(c) => stats(c).forall(_.nullCount > 0)
+    case IsNotNull(c) => stats(c).forall(s => s.nullCount < s.rows)
+    case Compare(c, op, v) => stats(c).forall(s => s.nullCount < s.rows && rangeMay(s, op, v))
+    case In(c, vs) => stats(c).forall(s => s.nullCount < s.rows && vs.exists(v => rangeMay(s, Eq, v)))
+    case StartsWith(c, p) => stats(c).forall { s =>
+      s.nullCount < s.rows && ((s.min, s.max) match {
+        case (Some(lo: String), Some(hi: String)) =>
+          // Strings with prefix p lie in [p, p + max char); compare on the prefix length.
+          hi.take(p.length).compareTo(p) >= 0 && lo.take(p.length).compareTo(p) <= 0
+        case _ => true
+      })
+    }
+  }
+
+  /** True only when every row of the range surely matches (used under NOT). */
+  private def mustMatch(e: Expr, stats: String => Option[ColumnStats]): Boolean = e match {
+    case And(l, r) => mustMatch(l, stats) && mustMatch(r, stats)
+    case Or(l, r) => mustMatch(l, stats) || mustMatch(r, stats)
+    case Not(c) => !mayMatch(c, stats)
+    case IsNull(c) => stats(c).exists(s => s.nullCount == s.rows)
+    case IsNotNull(c) => stats(c).exists(_.nullCount == 0)
+    case Compare(c, op, v) => stats(c).exists { s =>
+      s.nullCount == 0 && ((s.min, s.max) match {
+        case (Some(lo), Some(hi)) => op match {
+          case Eq => cmp(lo, v).contains(0) && cmp(hi, v).contains(0)
+          case Lt => cmp(hi, v).exists(_ < 0)
+          case LtEq => cmp(hi, v).exists(_ <= 0)
+          case Gt => cmp(lo, v).exists(_ > 0)
+          case GtEq => cmp(lo, v).exists(_ >= 0)
+        }
+        case _ => false
+      })
+    }
+    case _ => false
+  }
+
+  private def rangeMay(s: ColumnStats, op: CmpOp, v: Any): Boolean = (s.min, s.max) match {
+    case (Some(lo), Some(hi)) => op match {
+      case Eq => cmp(lo, v).forall(_ <= 0) && cmp(hi, v).forall(_ >= 0)
+      case Lt => cmp(lo, v).forall(_ < 0)
+      case LtEq => cmp(lo, v).forall(_ <= 0)
+      case Gt => cmp(hi, v).forall(_ > 0)
+      case GtEq => cmp(hi, v).forall(_ >= 0)
+    }
+    case _ => true
+  }
+}
