@@ -61,7 +61,7 @@ def _spark_norm(value):
     return value
 
 
-@pytest.mark.parametrize("name", ["types_v2_1", "types_v2_2", "one_row", "edge_cases_v2_2"])
+@pytest.mark.parametrize("name", ["types_v2_0", "types_v2_1", "types_v2_2", "types_legacy", "one_row", "edge_cases_v2_2"])
 def test_every_type_through_spark(spark, golden, name):
     expected = pa.ipc.open_file(golden / name / "expected" / "v1.arrow").read_all()
     df = spark.read.format("lance").load(str(golden / name / "dataset"))
