@@ -36,9 +36,18 @@ final class LanceScan(
 
   override def toBatch: Batch = this
 
+  /**
+   * Splits sized as Spark sizes file splits: the target is the split size option, lowered
+   * to spread the table over every core when it is small
+   * (min(splitSize, max(openCost, bytes / defaultParallelism))).
+   */
   override def planInputPartitions(): Array[InputPartition] = {
-    val sizing = SplitSizing(table.options.splitSizeBytes, table.options.openCostBytes)
-    ScanPlanner.splits(tasks, fieldIds, sizing).map(s => LanceInputPartition(s): InputPartition).toArray
+    val ids = fieldIds
+    val total = tasks.iterator.map(t => t.files.filter(f => ids.isEmpty || ids.exists(f.holds)).map(_.sizeBytes).sum).sum
+    val parallelism = org.apache.spark.sql.SparkSession.active.sparkContext.defaultParallelism
+    val target = math.min(table.options.splitSizeBytes, math.max(table.options.openCostBytes, total / math.max(parallelism, 1)))
+    val sizing = SplitSizing(math.max(target, 1L), table.options.openCostBytes)
+    ScanPlanner.splits(tasks, ids, sizing).map(s => LanceInputPartition(s): InputPartition).toArray
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
