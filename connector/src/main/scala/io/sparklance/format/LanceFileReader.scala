@@ -60,7 +60,47 @@ final class LanceFileReader private (
     }
   }
 
+  /**
+   * A page buffer that is read window by window as it is sliced, so that rows skipped in
+   * a large page are never fetched, while a front-to-back scan still reads in large
+   * requests. `what` names the buffer for errors.
+   */
+  def lazyBuffer(offset: Long, size: Long, what: String): WindowedBuffer = {
+    if (offset < 0 || size < 0 || offset > fileSize - size)
+      throw Errors.corrupt(path, offset, s"$what [$offset, +$size) lies outside the $fileSize-byte file")
+    new WindowedBuffer(this, offset, size, what)
+  }
+
+  private[format] def readRange(offset: Long, length: Int): Bytes = Bytes(path, offset, reader.read(offset, length))
+
   override def close(): Unit = reader.close()
+}
+
+/** See [[LanceFileReader.lazyBuffer]]. */
+final class WindowedBuffer(file: LanceFileReader, offset: Long, val length: Long, what: String) {
+  private var windowStart = 0L
+  private var window: Bytes = null
+
+  def path: String = file.path
+  def fileOffset: Long = offset
+
+  /** Bytes `[off, off + len)` of the buffer, reading a new window when they are not in the current one. */
+  def slice(off: Long, len: Long, detail: => String): Bytes = {
+    if (off < 0 || len < 0 || off > length - len)
+      throw io.sparklance.util.Errors.corrupt(file.path, offset + math.max(off, 0L), s"$detail needs bytes [$off, +$len) of the $length-byte $what")
+    if (window == null || off < windowStart || off + len > windowStart + window.length) {
+      val n = math.min(length - off, math.max(len, WindowedBuffer.Window))
+      if (n > Int.MaxValue - 64) throw io.sparklance.util.Errors.unsupported(s"a read of $n bytes", s"${file.path}, $what")
+      window = file.readRange(offset + off, n.toInt)
+      windowStart = off
+    }
+    window.slice(off - windowStart, len, detail)
+  }
+}
+
+object WindowedBuffer {
+  /** How much of a page buffer one request fetches. */
+  val Window: Long = 4L << 20
 }
 
 object LanceFileReader {

@@ -16,9 +16,14 @@ import io.sparklance.util.{Bytes, Errors}
 //   rep levels, pad to 8, def levels, pad to 8, each value buffer padded to 8.
 
 /** Decodes a mini-block page chunk by chunk. */
-final class MiniBlockPage(buffers: IndexedSeq[Bytes], numRows: Long, layout: PageLayout.MiniBlock, where: String) extends PageUnits {
+/**
+ * `buffers` are the page's buffers except the chunk data: [0] chunk metadata, then the
+ * dictionary and repetition index; `data` is the chunk data, read as it is needed.
+ */
+final class MiniBlockPage(buffers: IndexedSeq[Bytes], data: io.sparklance.format.WindowedBuffer, numRows: Long,
+                          layout: PageLayout.MiniBlock, where: String) extends PageUnits {
 
-  private val expectedBuffers = 2 + (if (layout.dictionary.isDefined) 1 else 0) + (if (layout.repetitionIndexDepth > 0) 1 else 0)
+  private val expectedBuffers = 1 + (if (layout.dictionary.isDefined) 1 else 0) + (if (layout.repetitionIndexDepth > 0) 1 else 0)
   if (buffers.length < expectedBuffers)
     throw Errors.corrupt(where, s"a mini-block page needs $expectedBuffers buffers, found ${buffers.length}")
   if (layout.numBuffers < 1 || layout.numBuffers > 16)
@@ -29,7 +34,6 @@ final class MiniBlockPage(buffers: IndexedSeq[Bytes], numRows: Long, layout: Pag
     throw Errors.corrupt(where, s"a page of $numRows rows without repetition declares ${layout.numItems} values")
 
   private val meta = buffers(0)
-  private val data = buffers(1)
   private val wordBytes = if (layout.hasLargeChunk) 4 else 2
   private val numChunks = {
     if (meta.length % wordBytes != 0) throw Errors.corrupt(meta.path, meta.fileOffset, s"chunk metadata of ${meta.length} bytes is not a whole number of $wordBytes-byte words")
@@ -41,7 +45,7 @@ final class MiniBlockPage(buffers: IndexedSeq[Bytes], numRows: Long, layout: Pag
   private val dictionary: Option[DecodedValues] = layout.dictionary.map { enc =>
     val n = layout.numDictionaryItems
     if (n < 0 || n > Int.MaxValue) throw Errors.corrupt(where, s"a dictionary of $n items")
-    ValueDecoders.block(enc, buffers(2), n.toInt, s"$where, dictionary")
+    ValueDecoders.block(enc, buffers(1), n.toInt, s"$where, dictionary")
   }
 
   private var chunk = 0

@@ -8,7 +8,12 @@ import io.sparklance.format.layout.PageLayout
 
 object PageDecoders {
   def open(file: LanceFileReader, page: PageInfo, layout: PageLayout, where: String): PageUnits = layout match {
-    case m: PageLayout.MiniBlock => new MiniBlockPage(file.readBuffers(page, where), page.numRows, m, where)
+    case m: PageLayout.MiniBlock =>
+      // The chunk data (buffer 1) is read lazily, window by window; the small buffers at once.
+      if (page.numBuffers < 2) throw io.sparklance.util.Errors.corrupt(file.path, s"$where: a mini-block page needs at least 2 buffers")
+      val small = file.readBuffers(page.copy(bufferOffsets = page.bufferOffsets.patch(1, Nil, 1), bufferSizes = page.bufferSizes.patch(1, Nil, 1)), where)
+      val data = file.lazyBuffer(page.bufferOffsets(1), page.bufferSizes(1), s"$where chunk data")
+      new MiniBlockPage(small, data, page.numRows, m, where)
     case c: PageLayout.Constant => ConstantPage.decode(file.readBuffers(page, where), page.numRows, c, where)
     case f: PageLayout.FullZip => FullZipPage.decode(file.readBuffers(page, where), page.numRows, f, where)
     case b: PageLayout.Blob => new BlobPage(open(file, page, b.inner, where), b, where)
