@@ -20,7 +20,7 @@ demo: $(JAR)
 	$(VPY) examples/quickstart.py
 
 test: golden
-	$(SBT) "connector/test" "connector/assembly" </dev/null
+	$(SBT) "connector/test" "bench/compile" "connector/assembly" </dev/null
 	$(MAKE) --no-print-directory install-jar
 	$(MAKE) --no-print-directory test-python
 

@@ -287,14 +287,44 @@ class MemorySampler:
         return {"base": base, "peak": peak}
 
 
-def timed(action, reps: int) -> tuple[float, list[float], object]:
+class ForeignCpu:
+    """CPU used by processes other than this benchmark (python + its JVM), from /proc."""
+
+    def __init__(self, pids: list[int]):
+        self.pids = pids
+        self.hz = os.sysconf("SC_CLK_TCK")
+
+    def snapshot(self) -> tuple[int, int]:
+        f = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+        busy = sum(int(x) for i, x in enumerate(f[:8]) if i not in (3, 4))  # minus idle, iowait
+        own = 0
+        for pid in self.pids:
+            try:
+                st = Path(f"/proc/{pid}/stat").read_text()
+                fields = st[st.rindex(")") + 2:].split()
+                own += int(fields[11]) + int(fields[12])  # utime + stime
+            except (OSError, ValueError, IndexError):
+                pass
+        return busy, own
+
+    def cores(self, before: tuple[int, int], after: tuple[int, int], wall: float) -> float:
+        """Average number of cores other processes kept busy over `wall` seconds."""
+        foreign = (after[0] - before[0]) - (after[1] - before[1])
+        return max(0.0, foreign / self.hz / wall) if wall > 0 else 0.0
+
+
+def timed(action, reps: int, probe: ForeignCpu | None = None) -> tuple[float, list[float], object, list[float]]:
     result = action()  # warm-up
-    times = []
+    times, other = [], []
     for _ in range(reps):
+        s0 = probe.snapshot() if probe else None
         t0 = time.perf_counter()
         result = action()
-        times.append(time.perf_counter() - t0)
-    return min(times), times, result
+        wall = time.perf_counter() - t0
+        times.append(wall)
+        if probe:
+            other.append(probe.cores(s0, probe.snapshot(), wall))
+    return min(times), times, result, other
 
 
 def same(a, b) -> bool:
@@ -352,7 +382,7 @@ def main() -> None:
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--generate-only", action="store_true", help="write the data, run nothing")
     ap.add_argument("--jar", help="connector jar (default: the one pyspark_lance bundles)")
-    ap.add_argument("--scan-timeout", type=float, default=60.0,
+    ap.add_argument("--scan-timeout", type=float, default=120.0,
                     help="seconds before the fragment-table count/scan is cancelled")
     args = ap.parse_args()
     if args.rows < 10_000:
@@ -393,6 +423,7 @@ def main() -> None:
     jvm = spark.sparkContext._jvm
     max_heap = int(jvm.java.lang.Runtime.getRuntime().maxMemory())
     sampler = None if args.no_memory else MemorySampler(spark)
+    probe = ForeignCpu([os.getpid(), int(jvm.java.lang.ProcessHandle.current().pid())])
 
     tables = {}
     for fmt in ("parquet", "lance"):
@@ -419,17 +450,20 @@ def main() -> None:
                     rows = [tuple(r) for r in spark.sql(sql).collect()]
                     return sorted(rows) if sort else rows  # sorted here: no ORDER BY job
             try:
-                best, times, answer = timed(action, args.reps)
+                best, times, answer, other = timed(action, args.reps, probe)
             except Exception as e:  # keep going; report the failure
                 msg = str(e).strip().splitlines()[0][:200]
                 print(f"  {fmt:7s} {q['name']}: FAILED {msg}")
                 row[fmt] = {"error": msg}
                 continue
             answers[fmt] = answer
-            row[fmt] = {"best": best, "times": times, "partitions": parts}
+            row[fmt] = {"best": best, "times": times, "partitions": parts,
+                        "other_cores": other[times.index(best)] if other else None,
+                        "other_cores_max": max(other) if other else None}
             if sampler is not None:
                 row[fmt]["memory"] = sampler.run(action)
-            print(f"  {fmt:7s} {q['name']}: best {best:.3f}s of {[round(x, 3) for x in times]}")
+            print(f"  {fmt:7s} {q['name']}: best {best:.3f}s of {[round(x, 3) for x in times]}"
+                  f" (other processes' CPU, cores: {[round(x, 2) for x in other]})")
         if len(answers) == 2:
             row["same_answer"] = same(answers["parquet"], answers["lance"])
             if not row["same_answer"]:
@@ -468,10 +502,12 @@ def main() -> None:
     lines.append(f"Input partitions: scalar Parquet {tables[('parquet', 'scalar')][1]}, "
                  f"Lance {tables[('lance', 'scalar')][1]}; vectors Parquet {tables[('parquet', 'vec')][1]}, "
                  f"Lance {tables[('lance', 'vec')][1]}. Times: best of {args.reps} after one warm-up, "
-                 f"data in the OS page cache.")
+                 f"data in the OS page cache. \"other CPU\" = cores kept busy by other processes "
+                 f"on the machine during the best run (from /proc; 2 cores in all).")
     lines.append("")
-    lines.append("| query | rows | Parquet s | Lance s | speed-up (Parquet/Lance) | Parquet rows/s | Lance rows/s | same answer |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|:-:|")
+    lines.append("| query | rows | Parquet s | Lance s | speed-up (Parquet/Lance) | Parquet rows/s | "
+                 "Lance rows/s | same answer | other CPU P / L |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|:-:|---:|")
     for r in results:
         p, l = r.get("parquet", {}), r.get("lance", {})
         ps = f"{p['best']:.3f}" if "best" in p else f"error: {p.get('error')}"
@@ -480,7 +516,9 @@ def main() -> None:
         pr = fmt_rate(r["rows"], p["best"]) if "best" in p else "–"
         lr = fmt_rate(r["rows"], l["best"]) if "best" in l else "–"
         sa = {True: "yes", False: "**NO**"}.get(r.get("same_answer"), "–")
-        lines.append(f"| {r['query']} | {r['rows']:,} | {ps} | {lsec} | {sp} | {pr} | {lr} | {sa} |")
+        oc = " / ".join(f"{x['other_cores']:.2f}" if x.get("other_cores") is not None else "–"
+                        for x in (p, l))
+        lines.append(f"| {r['query']} | {r['rows']:,} | {ps} | {lsec} | {sp} | {pr} | {lr} | {sa} | {oc} |")
 
     if sampler is not None:
         lines.append("")

@@ -26,7 +26,7 @@ object DecodeBench {
     root.listFiles().filter(_.isDirectory).sortBy(_.getName).foreach { dir =>
       val snapshot = Snapshot.open(store, dir.getAbsolutePath, None)
       val fields = snapshot.manifest.schema.fields
-      val tasks = ScanPlanner.plan(snapshot)
+      val tasks = ScanPlanner.plan(store, snapshot)
       def once(): (Long, Long) = {
         val allocator = new RootAllocator(Long.MaxValue)
         var rows = 0L
