@@ -53,7 +53,7 @@ $(VENV)/.installed: python/requirements-dev.txt
 	touch $@
 
 bench: $(JAR)
-	$(VPY) bench/run.py
+	$(VPY) bench/spark_bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf target connector/target project/target $(JAR_DIR)
