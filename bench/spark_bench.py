@@ -382,7 +382,7 @@ def main() -> None:
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--generate-only", action="store_true", help="write the data, run nothing")
     ap.add_argument("--jar", help="connector jar (default: the one pyspark_lance bundles)")
-    ap.add_argument("--scan-timeout", type=float, default=120.0,
+    ap.add_argument("--scan-timeout", type=float, default=60.0,
                     help="seconds before the fragment-table count/scan is cancelled")
     args = ap.parse_args()
     if args.rows < 10_000:
