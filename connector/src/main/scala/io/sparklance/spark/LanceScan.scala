@@ -36,14 +36,22 @@ final class LanceScan(
 
   override def toBatch: Batch = this
 
+  /** Bytes of the projected columns in the planned tasks, from the manifest alone. */
+  private def projectedBytes: Long = {
+    val ids = fieldIds
+    tasks.iterator.map(t => t.files.filter(f => ids.isEmpty || ids.exists(f.holds)).map(_.sizeBytes).sum).sum
+  }
+
   /**
-   * Splits sized as Spark sizes file splits: the target is the split size option, lowered
-   * to spread the table over every core when it is small
-   * (min(splitSize, max(openCost, bytes / defaultParallelism))).
+   * Splits sized as Spark sizes file splits (FilePartition.maxSplitBytes): the target is the
+   * split size option, lowered to spread the table over every core when it is small
+   * (min(splitSize, max(openCost, (bytes + pieces * openCost) / defaultParallelism))). The
+   * per-piece open cost keeps a table of many tiny fragments from exploding into one
+   * partition per few fragments.
    */
   override def planInputPartitions(): Array[InputPartition] = {
     val ids = fieldIds
-    val total = tasks.iterator.map(t => t.files.filter(f => ids.isEmpty || ids.exists(f.holds)).map(_.sizeBytes).sum).sum
+    val total = projectedBytes + tasks.size.toLong * table.options.openCostBytes
     val parallelism = org.apache.spark.sql.SparkSession.active.sparkContext.defaultParallelism
     val target = math.min(table.options.splitSizeBytes, math.max(table.options.openCostBytes, total / math.max(parallelism, 1)))
     val sizing = SplitSizing(math.max(target, 1L), table.options.openCostBytes)
@@ -58,8 +66,7 @@ final class LanceScan(
     val rows =
       if (predicate.isEmpty) table.snapshot.manifest.fragments.iterator.map(_.liveRows).sum
       else tasks.iterator.map(_.numRows).sum // after pruning: an upper bound
-    val ids = fieldIds
-    val bytes = tasks.iterator.map(t => t.files.filter(f => ids.isEmpty || ids.exists(f.holds)).map(_.sizeBytes).sum).sum
+    val bytes = projectedBytes
     new Statistics {
       override def sizeInBytes(): OptionalLong = OptionalLong.of(math.max(bytes, 1L))
       override def numRows(): OptionalLong = OptionalLong.of(rows)
