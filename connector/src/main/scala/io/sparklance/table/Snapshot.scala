@@ -1,7 +1,9 @@
 package io.sparklance.table
 
+import java.nio.charset.StandardCharsets.UTF_8
+
 import io.sparklance.storage.{ObjectStore, Paths}
-import io.sparklance.util.Errors
+import io.sparklance.util.{Errors, Json, NotFoundException}
 
 // Spec: lance-format/lance docs/src/format/table/versioning.md and
 // rust/lance-table/src/io/commit.rs (finding versions). A snapshot is one version of a
@@ -32,10 +34,13 @@ object Snapshot {
   def open(store: ObjectStore, uri: String, version: Option[Long]): Snapshot =
     resolve(store, uri, None, version.fold[VersionSpec](VersionSpec.Latest)(VersionSpec.Number))
 
+  val VersionHintFile = "latest_version_hint.json"
+
   /**
    * Resolves a version of the table at `uri`, on `branch` (or the branch a tag names) when
-   * given. Versions are found by listing `_versions/`, which is authoritative;
-   * `latest_version_hint.json` is only a hint.
+   * given. A numbered version, and the latest one when `latest_version_hint.json` is
+   * current, are found by probing manifest names, which costs a few metadata calls however
+   * many versions the table has; otherwise `_versions/` is listed, which is authoritative.
    */
   def resolve(store: ObjectStore, uri: String, branch: Option[String], spec: VersionSpec): Snapshot = {
     val main = Paths.stripTrailingSlash(uri)
@@ -48,11 +53,12 @@ object Snapshot {
       case other => (branch, other)
     }
     val root = onBranch.fold(main) { b => Refs.branch(store, main, b); Refs.branchRoot(main, b) }
-    val versions = listVersions(store, root)
+    lazy val versions = listVersions(store, root)
     val (v, name) = wanted match {
-      case VersionSpec.Latest => versions.last
+      case VersionSpec.Latest => latestFromHint(store, root).getOrElse(versions.last)
       case VersionSpec.Number(want) =>
-        versions.find(_._1 == want).getOrElse(throw Errors.versionNotFound(root, want, versions.map(_._1)))
+        manifestName(store, root, want).map(n => (want, n))
+          .getOrElse(throw Errors.versionNotFound(root, want, versions.map(_._1)))
       case VersionSpec.AsOf(instant) =>
         // Newest first: the first version committed at or before the instant.
         versions.reverseIterator.find { case (_, n) =>
@@ -69,6 +75,31 @@ object Snapshot {
       throw Errors.corrupt(path, s"the manifest says version ${manifest.version} but its file name says version $v")
     FeatureFlags.checkReadable(path, manifest.readerFeatureFlags)
     Snapshot(root, path, manifest)
+  }
+
+  /** The file name of `version`'s manifest under either naming scheme, if it exists. */
+  private def manifestName(store: ObjectStore, root: String, version: Long): Option[String] =
+    if (version < 0) None
+    else Seq(ManifestNaming.V2, ManifestNaming.V1).map(_.fileName(version))
+      .find(n => store.exists(Paths.join(root, VersionsDir, n)))
+
+  /**
+   * The latest version from `_versions/latest_version_hint.json` (`{"version":N}`, rewritten
+   * by every pylance 14 commit), trusted only when manifest N exists and N + 1 does not:
+   * versions are committed one after another, so a missing N + 1 means nothing newer. A
+   * missing, malformed or stale hint gives None and the caller lists `_versions/`.
+   */
+  private def latestFromHint(store: ObjectStore, root: String): Option[(Long, String)] = {
+    val hinted =
+      try Json.parse(new String(store.readAll(Paths.join(root, VersionsDir, VersionHintFile)), UTF_8)) match {
+        case m: Map[_, _] => m.asInstanceOf[Map[String, Any]].get("version").collect { case b: BigDecimal if b.isValidLong => b.toLongExact }
+        case _ => None
+      } catch { case _: NotFoundException | _: IllegalArgumentException => None }
+    for {
+      v <- hinted
+      name <- manifestName(store, root, v)
+      if manifestName(store, root, v + 1).isEmpty
+    } yield (v, name)
   }
 
   /** Every version of the table with its manifest file name, oldest first. */

@@ -1,0 +1,82 @@
+package io.sparklance.table
+
+import java.io.File
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+
+import org.apache.commons.io.FileUtils
+import org.apache.hadoop.conf.Configuration
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparklance.storage.{FileEntry, ObjectStore, RangeReader}
+import io.sparklance.storage.hadoop.HadoopObjectStore
+import io.sparklance.testutil.Golden
+import io.sparklance.util.LanceException
+
+/** Finding a version: the latest-version hint when it is current, listing when it is not. */
+class SnapshotSuite extends AnyFunSuite {
+
+  /** Counts directory listings, to prove which path resolution took. */
+  private final class CountingStore(inner: ObjectStore) extends ObjectStore {
+    var listings = 0
+    def size(path: String): Long = inner.size(path)
+    def exists(path: String): Boolean = inner.exists(path)
+    def isDirectory(path: String): Boolean = inner.isDirectory(path)
+    def list(dir: String): Seq[FileEntry] = { listings += 1; inner.list(dir) }
+    def listDirectories(dir: String): Seq[String] = { listings += 1; inner.listDirectories(dir) }
+    def open(path: String, knownSize: Option[Long]): RangeReader = inner.open(path, knownSize)
+  }
+
+  /** A private copy of basic_types (versions 1 to 3, hint {"version":3}). */
+  private def copy(): File = {
+    val dir = Files.createTempDirectory("lance-hint").toFile
+    FileUtils.copyDirectory(new File(Golden.dataset("basic_types").uri), dir)
+    dir
+  }
+
+  private def writeHint(dir: File, text: String): Unit =
+    Files.write(new File(dir, s"_versions/${Snapshot.VersionHintFile}").toPath, text.getBytes(UTF_8))
+
+  private def latest(dir: File): (Long, Int) = {
+    val store = new CountingStore(new HadoopObjectStore(new Configuration()))
+    (Snapshot.resolve(store, dir.getPath, None, VersionSpec.Latest).version, store.listings)
+  }
+
+  test("a current hint finds the latest version without listing _versions/") {
+    val dir = copy()
+    try assert(latest(dir) == (3L, 0)) finally FileUtils.deleteDirectory(dir)
+  }
+
+  test("a stale, missing, malformed or wrong hint falls back to listing") {
+    val dir = copy()
+    try {
+      writeHint(dir, """{"version":1}""") // stale: version 2 exists
+      assert(latest(dir) == (3L, 1))
+      writeHint(dir, """{"version":99}""") // names a manifest that does not exist
+      assert(latest(dir) == (3L, 1))
+      writeHint(dir, """{"version":""") // truncated
+      assert(latest(dir) == (3L, 1))
+      writeHint(dir, """[3]""")
+      assert(latest(dir) == (3L, 1))
+      new File(dir, s"_versions/${Snapshot.VersionHintFile}").delete()
+      assert(latest(dir) == (3L, 1))
+    } finally FileUtils.deleteDirectory(dir)
+  }
+
+  test("a numbered version is found by its name; a missing one lists what exists") {
+    val store = new CountingStore(new HadoopObjectStore(new Configuration()))
+    val uri = Golden.dataset("basic_types").uri
+    assert(Snapshot.resolve(store, uri, None, VersionSpec.Number(2)).version == 2)
+    assert(store.listings == 0)
+    val e = intercept[LanceException](Snapshot.resolve(store, uri, None, VersionSpec.Number(7)))
+    assert(e.getMessage.contains("7") && e.getMessage.contains("1, 2, 3"), e.getMessage)
+  }
+
+  test("V1-named manifests (no hint) resolve by listing and by name") {
+    val store = new CountingStore(new HadoopObjectStore(new Configuration()))
+    val uri = Golden.dataset("legacy_manifest_names").uri
+    val versions = Snapshot.listVersions(store, uri).map(_._1)
+    assert(Snapshot.resolve(store, uri, None, VersionSpec.Latest).version == versions.last)
+    assert(Snapshot.resolve(store, uri, None, VersionSpec.Number(versions.head)).version == versions.head)
+  }
+}
