@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionRead
 import org.apache.spark.sql.types.StructType
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.{MetadataColumn, ScanPlan, ScanPlanner, ScanTask, SplitSizing}
+import io.sparklance.table.{MetadataColumn, RowLimit, ScanPlan, ScanPlanner, ScanTask, SplitSizing}
 import io.sparklance.table.expr.Expr
 
 /**
@@ -20,11 +20,12 @@ final class LanceScan(
     val metadata: IndexedSeq[MetadataColumn],
     schema: StructType,
     predicate: Option[Expr],
-    pushedFilters: Seq[org.apache.spark.sql.sources.Filter])
+    pushedFilters: Seq[org.apache.spark.sql.sources.Filter],
+    limit: Option[Long])
     extends Scan with Batch with SupportsReportStatistics {
 
   private lazy val plan: ScanPlan = ScanPlanner.plan(table.stores.create(), table.snapshot, predicate)
-  private def tasks: IndexedSeq[ScanTask] = plan.tasks
+  private lazy val tasks: IndexedSeq[ScanTask] = limit.fold(plan.tasks)(RowLimit.first(plan.tasks, _))
 
   override def reportDriverMetrics(): Array[org.apache.spark.sql.connector.metric.CustomTaskMetric] = Array(
     LanceMetrics.task(LanceMetrics.FragmentsPruned, plan.fragmentsPruned),
@@ -63,9 +64,10 @@ final class LanceScan(
 
   /** Rows after deletions and bytes of the projected columns, from the manifest alone. */
   override def estimateStatistics(): Statistics = {
-    val rows =
+    val all =
       if (predicate.isEmpty) table.snapshot.manifest.fragments.iterator.map(_.liveRows).sum
       else tasks.iterator.map(_.numRows).sum // after pruning: an upper bound
+    val rows = limit.fold(all)(math.min(all, _))
     val bytes = projectedBytes
     new Statistics {
       override def sizeInBytes(): OptionalLong = OptionalLong.of(math.max(bytes, 1L))
@@ -77,9 +79,10 @@ final class LanceScan(
 
   override def description(): String =
     s"LanceScan ${table.snapshot.root} version=${table.snapshot.version} columns=[${(fields.map(_.name) ++ metadata.map(_.name)).mkString(", ")}]" +
-      (if (pushedFilters.isEmpty) "" else s" pushedFilters=[${pushedFilters.mkString(", ")}]")
+      (if (pushedFilters.isEmpty) "" else s" pushedFilters=[${pushedFilters.mkString(", ")}]") +
+      limit.fold("")(n => s" limit=$n")
 
-  private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options, predicate)
+  private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options, predicate, limit)
 
   override def equals(other: Any): Boolean = other match {
     case s: LanceScan => s.key == key

@@ -1,22 +1,25 @@
 package io.sparklance.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
-import org.apache.spark.sql.connector.read.{LocalScan, Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.connector.expressions.NamedReference
+import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggregation, CountStar, Max, Min}
+import org.apache.spark.sql.connector.read.{LocalScan, Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownRequiredColumns}
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.{ArrayType, DataType, LongType, MapType, StructField, StructType}
+import org.apache.spark.sql.types._
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.MetadataColumn
+import io.sparklance.table.{ColumnBounds, ExactBounds, MetadataColumn}
 
 /**
  * Collects what Spark pushes down and builds the scan. Column pruning reaches into nested
  * fields: only the struct members Spark asks for are read (their leaves own the columns).
  */
 final class LanceScanBuilder(table: LanceTable)
-    extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownAggregates with SupportsPushDownFilters {
+    extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownAggregates with SupportsPushDownFilters
+    with SupportsPushDownLimit {
   private var required: StructType = table.schema()
-  private var countStar = false
+  private var aggregate: Option[LanceAggregateScan] = None
+  private var limit: Option[Long] = None
   private var pushed: Array[Filter] = Array.empty
   private var predicate: Option[io.sparklance.table.expr.Expr] = None
 
@@ -46,19 +49,59 @@ final class LanceScanBuilder(table: LanceTable)
     else Some(fragments.iterator.map(_.liveRows).sum)
   }
 
-  private def isCountStar(agg: Aggregation): Boolean =
-    agg.groupByExpressions().isEmpty && agg.aggregateExpressions().toSeq.forall(_.isInstanceOf[CountStar]) &&
-      agg.aggregateExpressions().nonEmpty
+  private val boundsCache = scala.collection.mutable.Map.empty[String, Option[ColumnBounds]]
 
-  override def supportCompletePushDown(agg: Aggregation): Boolean = isCountStar(agg) && countFromManifest.isDefined
+  /** MIN/MAX of a top-level column, when a zone map makes them exact. */
+  private def bounds(column: String): Option[ColumnBounds] = boundsCache.getOrElseUpdate(column,
+    table.snapshot.manifest.schema.fields.find(_.name == column)
+      .flatMap(f => ExactBounds.fromZoneMap(table.stores.create(), table.snapshot, f)))
 
-  override def pushAggregation(agg: Aggregation): Boolean = {
-    countStar = isCountStar(agg) && countFromManifest.isDefined
-    countStar
+  /**
+   * An aggregation with no grouping whose every function is known without reading rows:
+   * COUNT(*) from the manifest, MIN and MAX of a column from an exact zone map.
+   */
+  private def answer(agg: Aggregation): Option[LanceAggregateScan] = {
+    val funcs = agg.aggregateExpressions().toSeq
+    if (!agg.groupByExpressions().isEmpty || funcs.isEmpty) return None
+    def column(f: AggregateFunc): Option[String] = f.children().toSeq match {
+      case Seq(r: NamedReference) if r.fieldNames().length == 1 => Some(r.fieldNames()(0))
+      case _ => None
+    }
+    def extreme(f: AggregateFunc, name: String, pick: ColumnBounds => Option[Any]): Option[(StructField, Any)] =
+      for {
+        c <- column(f)
+        b <- bounds(c)
+        dataType <- table.schema().find(_.name == c).map(_.dataType)
+      } yield (StructField(s"$name($c)", dataType), pick(b).map(LanceScanBuilder.internal(_, dataType)).orNull)
+    val answered = funcs.map {
+      case _: CountStar => countFromManifest.map(n => (StructField("count(*)", LongType, nullable = false), n: Any))
+      case m: Min => extreme(m, "min", _.min)
+      case m: Max => extreme(m, "max", _.max)
+      case _ => None
+    }
+    if (answered.exists(_.isEmpty)) None
+    else {
+      val (fields, values) = answered.flatten.unzip
+      Some(new LanceAggregateScan(table.snapshot.root, table.snapshot.version, StructType(fields), values))
+    }
   }
 
-  override def build(): Scan = {
-    if (countStar) return new LanceCountScan(table.snapshot.root, table.snapshot.version, countFromManifest.get)
+  override def supportCompletePushDown(agg: Aggregation): Boolean = answer(agg).isDefined
+
+  override def pushAggregation(agg: Aggregation): Boolean = {
+    aggregate = answer(agg)
+    aggregate.isDefined
+  }
+
+  /** Spark pushes a LIMIT only when no filter is left to apply after the scan. */
+  override def pushLimit(n: Int): Boolean = {
+    limit = Some(n.toLong)
+    true
+  }
+
+  override def build(): Scan = aggregate.getOrElse(buildScan())
+
+  private def buildScan(): Scan = {
     val byName = table.snapshot.manifest.schema.fields.map(f => f.name -> f).toMap
     val (meta, data) = required.fields.toIndexedSeq.partition(f => !byName.contains(f.name) && MetadataColumn.byName(f.name).isDefined)
     val fields = data.map(f => LanceScanBuilder.prune(byName(f.name), f.dataType))
@@ -66,11 +109,25 @@ final class LanceScanBuilder(table: LanceTable)
     val where = table.snapshot.manifestPath
     val schema = StructType(fields.map(f => SparkArrow.sparkField(f.toArrow(where), where)) ++
       metadata.map(m => StructField(m.name, LongType, nullable = false)))
-    new LanceScan(table, fields, metadata, schema, predicate, pushed.toSeq)
+    new LanceScan(table, fields, metadata, schema, predicate, pushed.toSeq, limit)
   }
 }
 
 object LanceScanBuilder {
+  /**
+   * A zone-map bound (Long for integers, dates and timestamps in microseconds; Double for
+   * floats) as Spark's internal value of `dataType`, the Spark type of its column.
+   */
+  private def internal(bound: Any, dataType: DataType): Any = (bound, dataType) match {
+    case (n: Number, ByteType) => n.byteValue
+    case (n: Number, ShortType) => n.shortValue
+    case (n: Number, IntegerType | DateType) => Math.toIntExact(n.longValue)
+    case (n: Number, LongType | TimestampType | TimestampNTZType) => n.longValue
+    case (n: Number, FloatType) => n.floatValue
+    case (n: Number, DoubleType) => n.doubleValue
+    case _ => throw new IllegalStateException(s"no exact bound of Spark type $dataType")
+  }
+
   /** `field` keeping only the nested members present in Spark's `required` type. */
   def prune(field: LanceField, required: DataType): LanceField = (required, field) match {
     case (s: StructType, f) if f.isStruct && f.columnsOwnedByLeaves =>
@@ -82,9 +139,13 @@ object LanceScanBuilder {
   }
 }
 
-/** COUNT(*) answered from the manifest, on the driver, reading no data file. */
-final class LanceCountScan(root: String, version: Long, count: Long) extends LocalScan {
-  override def rows(): Array[InternalRow] = Array(InternalRow(count))
-  override def readSchema(): StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
-  override def description(): String = s"LanceCountScan $root version=$version count=$count (from the manifest)"
+/**
+ * An aggregation answered on the driver from metadata alone (COUNT(*) from the manifest,
+ * MIN/MAX from exact zone maps): one row, no data file opened.
+ */
+final class LanceAggregateScan(root: String, version: Long, schema: StructType, values: Seq[Any]) extends LocalScan {
+  override def rows(): Array[InternalRow] = Array(InternalRow.fromSeq(values))
+  override def readSchema(): StructType = schema
+  override def description(): String =
+    s"LanceAggregateScan $root version=$version ${schema.fieldNames.zip(values).map { case (n, v) => s"$n=$v" }.mkString(" ")} (from metadata)"
 }

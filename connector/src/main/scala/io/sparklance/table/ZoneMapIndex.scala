@@ -19,8 +19,11 @@ import io.sparklance.util.Errors
 // zone_length (row offsets in the fragment, deleted rows included). Bounds are bounds:
 // they stay valid after rows are deleted, so they only ever prune.
 
-/** One zone of one fragment, with the statistics of the indexed column. */
-final case class Zone(fragmentId: Long, start: Long, length: Long, stats: ColumnStats)
+/**
+ * One zone of one fragment, with the statistics of the indexed column. `nanCount` is None
+ * for zone maps written before it was recorded.
+ */
+final case class Zone(fragmentId: Long, start: Long, length: Long, stats: ColumnStats, nanCount: Option[Long])
 
 object ZoneMapIndex {
   val Kind = "ZoneMapIndexDetails"
@@ -34,15 +37,18 @@ object ZoneMapIndex {
       val fields = LanceField.buildTree(reader.descriptor.fields, path)
       // 2.x files own one column per leaf, in schema order.
       val leafIds = fields.flatMap(_.preOrder).filter(_.children.isEmpty).map(_.id)
-      def column(name: String): FieldVector = {
-        val f = fields.find(_.name == name).getOrElse(throw Errors.corrupt(path, s"the zone map has no '$name' column"))
-        reader.scan(f, id => Some(leafIds.indexOf(id)).filter(_ >= 0)).next(reader.numRows.toInt, allocator)
-      }
-      val names = Seq("min", "max", "null_count", "fragment_id", "zone_start", "zone_length")
       val vectors = mutable.ArrayBuffer.empty[FieldVector]
+      def optColumn(name: String): Option[FieldVector] = fields.find(_.name == name).map { f =>
+        val v = reader.scan(f, id => Some(leafIds.indexOf(id)).filter(_ >= 0)).next(reader.numRows.toInt, allocator)
+        vectors += v
+        v
+      }
+      def column(name: String): FieldVector =
+        optColumn(name).getOrElse(throw Errors.corrupt(path, s"the zone map has no '$name' column"))
       try {
-        names.foreach(n => vectors += column(n))
-        val Seq(min, max, nulls, frag, start, len) = vectors.toSeq
+        val Seq(min, max, nulls, frag, start, len) =
+          Seq("min", "max", "null_count", "fragment_id", "zone_start", "zone_length").map(column)
+        val nans = optColumn("nan_count")
         def long(v: FieldVector, i: Int): Long = v.getObject(i) match {
           case n: java.lang.Number => n.longValue
           case other => throw Errors.corrupt(path, s"zone map column ${v.getName} holds $other")
@@ -50,7 +56,8 @@ object ZoneMapIndex {
         (0 until reader.numRows.toInt).map { i =>
           val rows = long(len, i)
           Zone(long(frag, i), long(start, i), rows,
-            ColumnStats(bound(min, i, columnType, low = true), bound(max, i, columnType, low = false), long(nulls, i), rows))
+            ColumnStats(bound(min, i, columnType, low = true), bound(max, i, columnType, low = false), long(nulls, i), rows),
+            nans.map(long(_, i)))
         }
       } finally vectors.foreach(_.close())
     } finally { reader.close(); allocator.close() }
