@@ -9,6 +9,7 @@ object LanceMetrics {
   val FragmentsRead = "lanceFragmentsRead"
   val FragmentsPruned = "lanceFragmentsPruned"
   val ZonesPruned = "lanceZonesPruned"
+  val RowsPruned = "lanceRowsPruned"
 
   // Spark instantiates metric classes reflectively by name, so each needs a no-arg class.
   final class BytesReadMetric extends CustomSumMetric {
@@ -33,8 +34,13 @@ object LanceMetrics {
     override def description(): String = "zones pruned by zone maps"
   }
 
-  def all: Array[CustomMetric] =
-    Array(new BytesReadMetric, new RowsDeletedMetric, new FragmentsReadMetric, new FragmentsPrunedMetric, new ZonesPrunedMetric)
+  final class RowsPrunedMetric extends CustomSumMetric {
+    override def name(): String = RowsPruned
+    override def description(): String = "rows skipped by legacy page statistics"
+  }
+
+  def all: Array[CustomMetric] = Array(new BytesReadMetric, new RowsDeletedMetric, new FragmentsReadMetric,
+    new FragmentsPrunedMetric, new ZonesPrunedMetric, new RowsPrunedMetric)
 
   def task(metric: String, amount: Long): CustomTaskMetric = new CustomTaskMetric {
     override def name(): String = metric

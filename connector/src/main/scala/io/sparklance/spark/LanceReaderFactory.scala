@@ -20,7 +20,8 @@ final case class LanceReaderFactory(
     fields: IndexedSeq[LanceField],
     metadata: IndexedSeq[MetadataColumn],
     batchSize: Int,
-    taskMemoryBytes: Long)
+    taskMemoryBytes: Long,
+    predicate: Option[io.sparklance.table.expr.Expr])
     extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = true
@@ -46,6 +47,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
   private var scanner: FragmentScanner = null
   private var bytesRead = 0L
   private var rowsDeleted = 0L
+  private var rowsPruned = 0L
   private var fragments = 0L
   private var current: VectorSchemaRoot = null
   private var batch: ColumnarBatch = null
@@ -58,7 +60,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
     while (scanner == null || !scanner.hasNext) {
       if (scanner != null) closeScanner()
       if (pending.isEmpty) return null
-      scanner = new FragmentScanner(store, pending.dequeue(), factory.fields, factory.batchSize, allocator, factory.metadata)
+      scanner = new FragmentScanner(store, pending.dequeue(), factory.fields, factory.batchSize, allocator, factory.metadata, factory.predicate)
       fragments += 1
     }
     scanner
@@ -67,15 +69,17 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
   private def closeScanner(): Unit = {
     bytesRead += scanner.bytesRead
     rowsDeleted += scanner.rowsDeleted
+    rowsPruned += scanner.rowsPruned
     scanner.close()
     scanner = null
   }
 
   override def currentMetricsValues(): Array[CustomTaskMetric] = {
-    val live = if (scanner == null) (0L, 0L) else (scanner.bytesRead, scanner.rowsDeleted)
+    val live = if (scanner == null) (0L, 0L, 0L) else (scanner.bytesRead, scanner.rowsDeleted, scanner.rowsPruned)
     Array(
       LanceMetrics.task(LanceMetrics.BytesRead, bytesRead + live._1),
       LanceMetrics.task(LanceMetrics.RowsDeleted, rowsDeleted + live._2),
+      LanceMetrics.task(LanceMetrics.RowsPruned, rowsPruned + live._3),
       LanceMetrics.task(LanceMetrics.FragmentsRead, fragments))
   }
 

@@ -60,7 +60,7 @@ final class LanceScan(
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    LanceReaderFactory(table.stores, fields, metadata, table.options.batchSize, table.options.taskMemoryBytes)
+    LanceReaderFactory(table.stores, fields, metadata, table.options.batchSize, table.options.taskMemoryBytes, predicate)
 
   /** Rows after deletions and bytes of the projected columns, from the manifest alone. */
   override def estimateStatistics(): Statistics = {

@@ -16,7 +16,9 @@ import io.sparklance.util.Errors
 
 /**
  * Reads the projected top-level `fields` of one scan task in batches of at most
- * `batchRows` rows. Each batch is a new [[VectorSchemaRoot]] owned by the caller.
+ * `batchRows` rows. Each batch is a new [[VectorSchemaRoot]] owned by the caller. With a
+ * `predicate`, row ranges that the page statistics of legacy (0.1) data files rule out are
+ * skipped; the engine still filters the rows returned.
  */
 final class FragmentScanner(
     store: ObjectStore,
@@ -24,7 +26,8 @@ final class FragmentScanner(
     fields: IndexedSeq[LanceField],
     batchRows: Int,
     allocator: BufferAllocator,
-    metadata: IndexedSeq[MetadataColumn] = IndexedSeq.empty) extends Iterator[VectorSchemaRoot] with AutoCloseable {
+    metadata: IndexedSeq[MetadataColumn] = IndexedSeq.empty,
+    predicate: Option[expr.Expr] = None) extends Iterator[VectorSchemaRoot] with AutoCloseable {
 
   require(batchRows > 0, "batchRows must be positive")
 
@@ -53,6 +56,21 @@ final class FragmentScanner(
   private val deleted: org.roaringbitmap.RoaringBitmap =
     task.deletion.map(d => DeletionVector.read(store, d.path, d.fileType, task.fragmentId, task.physicalRows)).orNull
 
+  /** Ranges no row of which can match the predicate, sorted and disjoint, within the task. */
+  private val pruned: IndexedSeq[(Long, Long)] = try predicate.fold(IndexedSeq.empty[(Long, Long)]) { p =>
+    val ranges = openFiles.valuesIterator.collect { case r: io.sparklance.format.legacy.LegacyFileReader => r }
+      .flatMap(r => PageStatsPruning.skippable(r, fields, p)).toIndexedSeq
+      .map { case (a, b) => (math.max(a, task.rowStart), math.min(b, task.rowEnd)) }.filter { case (a, b) => b > a }.sorted
+    ranges.foldLeft(IndexedSeq.empty[(Long, Long)]) { (acc, r) =>
+      if (acc.nonEmpty && r._1 <= acc.last._2) acc.init :+ ((acc.last._1, math.max(acc.last._2, r._2))) else acc :+ r
+    }
+  } catch { case t: Throwable => close(); throw t }
+  private var nextPruned = 0
+
+  /** Rows skipped because page statistics ruled them out, so far. */
+  private var prunedSkipped = 0L
+  def rowsPruned: Long = prunedSkipped
+
   /** The fragment's stable row ids, decoded when first asked for. */
   private lazy val rowIds: Array[Long] = MetadataColumns.rowIds(store, task)
 
@@ -68,22 +86,43 @@ final class FragmentScanner(
     if (deleted == null || deleted.rangeCardinality(from, until) == 0) null
     else (from until until).filterNot(r => deleted.contains(r.toInt)).toArray
 
-  /** Moves past ranges whose rows are all deleted. */
-  private def skipDeleted(): Unit =
-    while (position < task.rowEnd && deleted != null) {
-      val end = math.min(position + batchRows, task.rowEnd)
-      if (deleted.rangeCardinality(position, end) == end - position) {
-        sources.foreach(_.foreach(_.skip(end - position)))
-        deletedSkipped += end - position
-        position = end
-      } else return
-    }
+  /** Where the next batch must stop: its size, the task's end or the next pruned range. */
+  private def batchEnd: Long = {
+    val end = math.min(position + batchRows, task.rowEnd)
+    if (nextPruned < pruned.length) math.min(end, pruned(nextPruned)._1) else end
+  }
 
-  override def hasNext: Boolean = { skipDeleted(); position < task.rowEnd }
+  private def skipTo(end: Long): Unit = {
+    sources.foreach(_.foreach(_.skip(end - position)))
+    position = end
+  }
+
+  /** Moves past ranges ruled out by page statistics and ranges whose rows are all deleted. */
+  private def skipUnneeded(): Unit = {
+    var moved = true
+    while (moved && position < task.rowEnd) {
+      moved = false
+      while (nextPruned < pruned.length && pruned(nextPruned)._2 <= position) nextPruned += 1
+      if (nextPruned < pruned.length && pruned(nextPruned)._1 <= position) {
+        prunedSkipped += pruned(nextPruned)._2 - position
+        skipTo(pruned(nextPruned)._2)
+        moved = true
+      } else if (deleted != null) {
+        val end = batchEnd
+        if (deleted.rangeCardinality(position, end) == end - position) {
+          deletedSkipped += end - position
+          skipTo(end)
+          moved = true
+        }
+      }
+    }
+  }
+
+  override def hasNext: Boolean = { skipUnneeded(); position < task.rowEnd }
 
   override def next(): VectorSchemaRoot = {
     if (!hasNext) throw new NoSuchElementException("no more batches")
-    val end = math.min(position + batchRows, task.rowEnd)
+    val end = batchEnd
     val live = liveRows(position, end)
     if (live == null) {
       val n = (end - position).toInt

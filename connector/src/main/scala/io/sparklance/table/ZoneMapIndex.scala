@@ -53,11 +53,15 @@ object ZoneMapIndex {
           case n: java.lang.Number => n.longValue
           case other => throw Errors.corrupt(path, s"zone map column ${v.getName} holds $other")
         }
+        val isFloat = columnType.isInstanceOf[ArrowType.FloatingPoint]
         (0 until reader.numRows.toInt).map { i =>
           val rows = long(len, i)
+          val nanCount = nans.map(long(_, i))
+          // The bounds leave NaN out, but Spark orders NaN above every number (x > 5 holds
+          // for NaN): a zone that may hold NaN has no upper bound.
+          val upper = if (isFloat && !nanCount.contains(0L)) None else bound(max, i, columnType, low = false)
           Zone(long(frag, i), long(start, i), rows,
-            ColumnStats(bound(min, i, columnType, low = true), bound(max, i, columnType, low = false), long(nulls, i), rows),
-            nans.map(long(_, i)))
+            ColumnStats(bound(min, i, columnType, low = true), upper, long(nulls, i), rows), nanCount)
         }
       } finally vectors.foreach(_.close())
     } finally { reader.close(); allocator.close() }

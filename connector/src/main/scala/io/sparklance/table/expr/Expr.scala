@@ -37,8 +37,18 @@ object Expr {
   }
 }
 
-/** What statistics know of one column over a range of rows. `min`/`max` may be None. */
-final case class ColumnStats(min: Option[Any], max: Option[Any], nullCount: Long, rows: Long)
+/**
+ * What statistics know of one column over a range of rows: bounds of the non-null values
+ * (each may be None: unknown) and how many of the `rows` are null. `nullsExact` is false
+ * where reading may turn values into nulls or nulls into values (legacy 0.1 pages), so
+ * the null count says nothing either way.
+ */
+final case class ColumnStats(min: Option[Any], max: Option[Any], nullCount: Long, rows: Long, nullsExact: Boolean = true) {
+  def mayHaveNull: Boolean = !nullsExact || nullCount > 0
+  def mayHaveValue: Boolean = !nullsExact || nullCount < rows
+  def allNull: Boolean = nullsExact && nullCount == rows
+  def noNull: Boolean = nullsExact && nullCount == 0
+}
 
 /**
  * Decides from statistics whether any row of a range may satisfy an expression. Unknown
@@ -61,12 +71,12 @@ object InclusiveEvaluator {
     case And(l, r) => mayMatch(l, stats) && mayMatch(r, stats)
     case Or(l, r) => mayMatch(l, stats) || mayMatch(r, stats)
     case Not(c) => !mustMatch(c, stats)
-    case IsNull(c) => stats(c).forall(_.nullCount > 0)
-    case IsNotNull(c) => stats(c).forall(s => s.nullCount < s.rows)
-    case Compare(c, op, v) => stats(c).forall(s => s.nullCount < s.rows && rangeMay(s, op, v))
-    case In(c, vs) => stats(c).forall(s => s.nullCount < s.rows && vs.exists(v => rangeMay(s, Eq, v)))
+    case IsNull(c) => stats(c).forall(_.mayHaveNull)
+    case IsNotNull(c) => stats(c).forall(_.mayHaveValue)
+    case Compare(c, op, v) => stats(c).forall(s => s.mayHaveValue && rangeMay(s, op, v))
+    case In(c, vs) => stats(c).forall(s => s.mayHaveValue && vs.exists(v => rangeMay(s, Eq, v)))
     case StartsWith(c, p) => stats(c).forall { s =>
-      s.nullCount < s.rows && ((s.min, s.max) match {
+      s.mayHaveValue && ((s.min, s.max) match {
         case (Some(lo: String), Some(hi: String)) =>
           // Strings with prefix p lie in [p, p + max char); compare on the prefix length.
           hi.take(p.length).compareTo(p) >= 0 && lo.take(p.length).compareTo(p) <= 0
@@ -80,10 +90,10 @@ object InclusiveEvaluator {
     case And(l, r) => mustMatch(l, stats) && mustMatch(r, stats)
     case Or(l, r) => mustMatch(l, stats) || mustMatch(r, stats)
     case Not(c) => !mayMatch(c, stats)
-    case IsNull(c) => stats(c).exists(s => s.nullCount == s.rows)
-    case IsNotNull(c) => stats(c).exists(_.nullCount == 0)
+    case IsNull(c) => stats(c).exists(_.allNull)
+    case IsNotNull(c) => stats(c).exists(_.noNull)
     case Compare(c, op, v) => stats(c).exists { s =>
-      s.nullCount == 0 && ((s.min, s.max) match {
+      s.noNull && ((s.min, s.max) match {
         case (Some(lo), Some(hi)) => op match {
           case Eq => cmp(lo, v).contains(0) && cmp(hi, v).contains(0)
           case Lt => cmp(hi, v).exists(_ < 0)
@@ -97,14 +107,16 @@ object InclusiveEvaluator {
     case _ => false
   }
 
-  private def rangeMay(s: ColumnStats, op: CmpOp, v: Any): Boolean = (s.min, s.max) match {
-    case (Some(lo), Some(hi)) => op match {
-      case Eq => cmp(lo, v).forall(_ <= 0) && cmp(hi, v).forall(_ >= 0)
-      case Lt => cmp(lo, v).forall(_ < 0)
-      case LtEq => cmp(lo, v).forall(_ <= 0)
-      case Gt => cmp(hi, v).forall(_ > 0)
-      case GtEq => cmp(hi, v).forall(_ >= 0)
+  /** Whether a value in [min, max] may stand in relation `op` to `v`; an unknown bound never prunes. */
+  private def rangeMay(s: ColumnStats, op: CmpOp, v: Any): Boolean = {
+    def low(ok: Int => Boolean) = s.min.forall(m => cmp(m, v).forall(ok))
+    def high(ok: Int => Boolean) = s.max.forall(m => cmp(m, v).forall(ok))
+    op match {
+      case Eq => low(_ <= 0) && high(_ >= 0)
+      case Lt => low(_ < 0)
+      case LtEq => low(_ <= 0)
+      case Gt => high(_ > 0)
+      case GtEq => high(_ >= 0)
     }
-    case _ => true
   }
 }
