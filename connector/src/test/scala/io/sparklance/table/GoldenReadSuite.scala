@@ -5,7 +5,7 @@ import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStore
-import io.sparklance.testutil.{Canonical, Golden}
+import io.sparklance.testutil.{Golden, TableRows}
 
 /**
  * Every version of every golden dataset read by the table and format layers equals, row by
@@ -13,16 +13,6 @@ import io.sparklance.testutil.{Canonical, Golden}
  */
 class GoldenReadSuite extends AnyFunSuite {
   private val store = new HadoopObjectStore(new Configuration())
-
-  private def readAll(uri: String, version: Long, allocator: RootAllocator, batchRows: Int): IndexedSeq[IndexedSeq[Any]] = {
-    val snapshot = Snapshot.open(store, uri, Some(version))
-    val fields = snapshot.manifest.schema.fields
-    ScanPlanner.plan(store, snapshot).flatMap { task =>
-      val scanner = new FragmentScanner(store, task, fields, batchRows, allocator)
-      try scanner.flatMap { root => try Canonical.rows(root) finally root.close() }.toIndexedSeq
-      finally scanner.close()
-    }
-  }
 
   private def check(name: String, batchRows: Int = 8192): Unit = {
     val ds = Golden.dataset(name)
@@ -33,7 +23,7 @@ class GoldenReadSuite extends AnyFunSuite {
         val (schema, expected) = Golden.expectedRows(ds.expectedFile(v), allocator)
         val snapshot = Snapshot.open(store, ds.uri, Some(v))
         assert(snapshot.manifest.schema.toArrow("test").getFields.toString == schema.getFields.toString, s"$name v$v schema")
-        val actual = readAll(ds.uri, v, allocator, batchRows)
+        val actual = TableRows.read(store, snapshot, allocator, batchRows)
         assert(actual.length == expected.length, s"$name v$v row count")
         actual.indices.foreach { i =>
           if (actual(i) != expected(i))

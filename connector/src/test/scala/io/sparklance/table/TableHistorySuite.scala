@@ -7,7 +7,7 @@ import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStore
-import io.sparklance.testutil.{Canonical, Golden}
+import io.sparklance.testutil.{Golden, TableRows}
 
 /**
  * Every version of every table-history golden dataset — deletions, updates, schema
@@ -29,10 +29,7 @@ class TableHistorySuite extends AnyFunSuite {
         val fields = snapshot.manifest.schema.fields
         assert(fields.map(_.name) == scala.jdk.CollectionConverters.ListHasAsScala(schema.getFields).asScala.map(_.getName).toIndexedSeq,
           s"$name v$v columns")
-        val actual = ScanPlanner.plan(store, snapshot).flatMap { task =>
-          val scanner = new FragmentScanner(store, task, fields, 777, allocator)
-          try scanner.flatMap(r => try Canonical.rows(r) finally r.close()).toIndexedSeq finally scanner.close()
-        }
+        val actual = TableRows.read(store, snapshot, allocator, 777)
         assert(actual.length == expected.length, s"$name v$v rows")
         actual.indices.foreach { i =>
           if (actual(i) != expected(i)) fail(s"$name v$v row $i:\n ours:    ${actual(i)}\n pylance: ${expected(i)}")

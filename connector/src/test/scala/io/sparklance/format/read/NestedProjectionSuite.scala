@@ -6,8 +6,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format.LanceField
 import io.sparklance.storage.hadoop.HadoopObjectStore
-import io.sparklance.table.{FragmentScanner, ScanPlanner, Snapshot}
-import io.sparklance.testutil.{Canonical, Golden}
+import io.sparklance.table.Snapshot
+import io.sparklance.testutil.{Golden, TableRows}
 
 /** Reading some sub-fields of a struct opens only their columns and returns pylance's values. */
 class NestedProjectionSuite extends AnyFunSuite {
@@ -28,10 +28,7 @@ class NestedProjectionSuite extends AnyFunSuite {
         val idx = schema.getFields.indexOf(schema.findField(column))
         val snapshot = Snapshot.open(store, ds.uri, None)
         val field = prune(snapshot.manifest.schema.field(column).get, keep)
-        val actual = ScanPlanner.plan(store, snapshot).flatMap { t =>
-          val s = new FragmentScanner(store, t, IndexedSeq(field), 100, allocator)
-          try s.flatMap(r => try Canonical.rows(r).map(_.head) finally r.close()).toIndexedSeq finally s.close()
-        }
+        val actual = TableRows.read(store, snapshot, allocator, 100, IndexedSeq(field)).map(_.head)
         assert(actual == rows.map(r => project(r(idx))), s"$name $column $keep")
       } finally allocator.close()
     }

@@ -5,8 +5,8 @@ import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStore
-import io.sparklance.table.{FragmentScanner, ScanPlanner, Snapshot}
-import io.sparklance.testutil.{Canonical, Golden}
+import io.sparklance.table.Snapshot
+import io.sparklance.testutil.{Golden, TableRows}
 
 /**
  * Every type family pylance writes in file formats 2.1 and 2.2, nested ones included, reads
@@ -25,11 +25,7 @@ class TypesGoldenSuite extends AnyFunSuite {
         val fields = snapshot.manifest.schema.fields
         fields.indices.foreach { c =>
           val f = fields(c)
-          val actual = ScanPlanner.plan(store, snapshot).flatMap { task =>
-            val scanner = new FragmentScanner(store, task, IndexedSeq(f), batchRows, allocator)
-            try scanner.flatMap(root => try Canonical.rows(root).map(_.head) finally root.close()).toIndexedSeq
-            finally scanner.close()
-          }
+          val actual = TableRows.read(store, snapshot, allocator, batchRows, IndexedSeq(f)).map(_.head)
           val exp = expected.map(_(schema.getFields.indexOf(schema.findField(f.name))))
           assert(actual.length == exp.length, s"$name v$v ${f.name}: row count")
           actual.indices.foreach { i =>

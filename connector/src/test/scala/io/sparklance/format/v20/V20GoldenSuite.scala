@@ -15,7 +15,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{FragmentScanner, ScanPlanner, Snapshot}
-import io.sparklance.testutil.{Canonical, Golden}
+import io.sparklance.testutil.{Canonical, Golden, TableRows}
 
 /**
  * Every golden dataset written in file format 2.0 reads, through the table layer, into the
@@ -62,19 +62,9 @@ class V20GoldenSuite extends AnyFunSuite {
   }
 
   private def readAll(uri: String, version: Long, allocator: BufferAllocator, batchRows: Int): (Seq[Field], IndexedSeq[IndexedSeq[Any]]) = {
-    val snapshot = Snapshot.open(store, uri, Some(version))
-    val fields = snapshot.manifest.schema.fields
     var schema: Seq[Field] = Nil
-    val rows = ScanPlanner.plan(store, snapshot).flatMap { task =>
-      val scanner = new FragmentScanner(store, task, fields, batchRows, allocator)
-      try scanner.flatMap { root =>
-        try {
-          schema = root.getSchema.getFields.asScala.toSeq
-          Canonical.rows(root)
-        } finally root.close()
-      }.toIndexedSeq
-      finally scanner.close()
-    }
+    val rows = TableRows.read(store, Snapshot.open(store, uri, Some(version)), allocator, batchRows,
+      onBatch = root => schema = root.getSchema.getFields.asScala.toSeq)
     (schema, rows)
   }
 
