@@ -6,6 +6,8 @@
 
 val sparkVersion = "4.2.0"
 val protobufVersion = "4.36.2" // must equal the protoc version used by sbt-protoc
+val hadoopVersion = "3.5.0" // the Hadoop client Spark 4.2.0 ships (hadoop-client-api)
+val awsSdkVersion = "2.35.4" // the AWS SDK v2 that Hadoop 3.5.0 builds against
 
 ThisBuild / organization := "io.sparklance"
 ThisBuild / version := "0.1.0-SNAPSHOT"
@@ -39,7 +41,13 @@ lazy val connector = (project in file("connector"))
       "com.google.protobuf" % "protobuf-java" % protobufVersion,
       // Puts google/protobuf/*.proto (any, empty, timestamp) on protoc's include path.
       "com.google.protobuf" % "protobuf-java" % protobufVersion % "protobuf",
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
+      // S3Suite reads through s3a from a local S3 server. hadoop-aws matches Spark's Hadoop;
+      // instead of the AWS SDK's all-in-one bundle, only the SDK modules s3a loads.
+      "org.apache.hadoop" % "hadoop-aws" % hadoopVersion % Test exclude ("software.amazon.awssdk", "bundle"),
+      "software.amazon.awssdk" % "s3" % awsSdkVersion % Test,
+      "software.amazon.awssdk" % "sts" % awsSdkVersion % Test,
+      "software.amazon.awssdk" % "s3-transfer-manager" % awsSdkVersion % Test
     ),
     // Our own .proto files live at the repository root so that every tool can find them.
     Compile / PB.protoSources := Seq((ThisBuild / baseDirectory).value / "protos"),
@@ -50,7 +58,8 @@ lazy val connector = (project in file("connector"))
     Test / parallelExecution := false,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
     Test / envVars := Map(
-      "SPARK_LANCE_GOLDEN" -> ((ThisBuild / baseDirectory).value / "target" / "golden").getAbsolutePath
+      "SPARK_LANCE_GOLDEN" -> ((ThisBuild / baseDirectory).value / "target" / "golden").getAbsolutePath,
+      "SPARK_LANCE_VENV" -> ((ThisBuild / baseDirectory).value / ".venv").getAbsolutePath
     ),
     assembly / assemblyJarName := s"spark-lance-${version.value}.jar",
     assemblyPackageScala / assembleArtifact := false,
