@@ -8,28 +8,17 @@ the number of executor JVMs that registered.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
 import pyarrow as pa
-from pyspark.sql import SparkSession
 
-import pyspark_lance
+from sessions import make_session
 
 
 def main(golden: Path, out: Path) -> None:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    builder = (
-        SparkSession.builder.master("local-cluster[2,1,1024]")
-        .appName("pyspark-lance-cluster-test")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-    )
-    spark = pyspark_lance.configure(builder).getOrCreate()
+    spark = make_session("local-cluster[2,1,1024]", "pyspark-lance-cluster-test")
     try:
         sc = spark.sparkContext
         # Wait for both executors: the driver counts itself in the memory status.

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
-import pyspark_lance
+from sessions import make_session
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(os.environ.get("SPARK_LANCE_GOLDEN", REPO / "target" / "golden"))
@@ -18,17 +17,7 @@ GOLDEN = Path(os.environ.get("SPARK_LANCE_GOLDEN", REPO / "target" / "golden"))
 
 @pytest.fixture(scope="session")
 def spark() -> SparkSession:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("pyspark-lance-tests")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-    )
-    session = pyspark_lance.configure(builder).getOrCreate()
+    session = make_session("local[2]", "pyspark-lance-tests")
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

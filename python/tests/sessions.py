@@ -1,0 +1,25 @@
+"""The SparkSession settings every test session shares."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from pyspark.sql import SparkSession
+
+import pyspark_lance
+
+
+def make_session(master: str, app: str) -> SparkSession:
+    """A session on `master` with the connector jar, loopback networking, no UI, UTC."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(app)
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+    )
+    return pyspark_lance.configure(builder).getOrCreate()
