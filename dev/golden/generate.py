@@ -14,6 +14,8 @@ Layout of <out> (default <repo>/target/golden):
                                     (LanceDataset.read_blobs), one large_binary row per row
     <name>/expected/rowids_v<N>.arrow  only for @golden_table(row_ids=True): _rowid and
                                     _rowaddr, row i belonging to row i of v<N>.arrow
+    <name>/expected/filter<i>_v<N>.arrow  only for @golden_table(filters=(...)):
+                                    to_table(filter=<filter i>), info.json "filters"
     <name>/expected/tag_<tag>.arrow     each tag's to_table()
     <name>/expected/branch_<branch, / as __>_v<N>.arrow  every version of each branch
     <name>/info.json                name, description, versions, latest, data_storage_version,
@@ -38,7 +40,8 @@ constant, dictionary, FSST, bitpacking, RLE).
 
 Determinism: every value comes from a numpy Generator with a fixed seed (none from the clock),
 so expected/*.arrow, info.json and index.json are byte-identical between runs with the same
---out (blobs_v2_2 stores an absolute file:// URI into <out>). Field metadata in expected/ is
+--out (blobs_v2_2 stores an absolute file:// URI into <out>; index_remap_deferred's
+__lance_frag_reuse index has a random UUID). Field metadata in expected/ is
 written with sorted keys, because pylance returns it in HashMap order. The datasets
 themselves are not: Lance data file names contain random bits, manifests carry the
 wall-clock commit time, and FSST output can vary between runs (so the mini-block chunk counts
@@ -97,17 +100,21 @@ class GoldenTable:
     description: str
     write: Callable[[str], None]  # writes every version of the dataset at the given URI
     row_ids: bool = False  # also write expected/rowids_v<N>.arrow (_rowid and _rowaddr)
+    filters: tuple[str, ...] = ()  # also write expected/filter<i>_v<N>.arrow (write_expected_filter)
 
 
 GOLDEN_TABLES: list[GoldenTable] = []
 
 
-def golden_table(fn: Callable[[str], None] | None = None, *, row_ids: bool = False):
+def golden_table(
+    fn: Callable[[str], None] | None = None, *, row_ids: bool = False, filters: tuple[str, ...] = ()
+):
     """Registers `fn` as the generator of the dataset named like the function.
 
     Its docstring becomes the dataset's description in info.json and index.json. Use it bare
     (`@golden_table`) or with options (`@golden_table(row_ids=True)`: the driver also writes
-    what pylance returns for the _rowid and _rowaddr metadata columns at every version).
+    what pylance returns for the _rowid and _rowaddr metadata columns at every version;
+    `filters=(...)`: what pylance returns for each filter at every version).
     """
 
     def register(fn: Callable[[str], None]) -> Callable[[str], None]:
@@ -119,7 +126,7 @@ def golden_table(fn: Callable[[str], None] | None = None, *, row_ids: bool = Fal
             raise ValueError(f"golden table {fn.__name__} registered twice")
         paragraphs = inspect.cleandoc(fn.__doc__).split("\n\n")
         description = "\n\n".join(" ".join(p.split()) for p in paragraphs)  # unwrap the lines
-        GOLDEN_TABLES.append(GoldenTable(fn.__name__, description, fn, row_ids))
+        GOLDEN_TABLES.append(GoldenTable(fn.__name__, description, fn, row_ids, tuple(filters)))
         return fn
 
     return register if fn is None else register(fn)
@@ -1619,6 +1626,163 @@ def indexed(uri: str) -> None:
     ds.delete("id % 1000 = 7")
 
 
+def permuted_keys(ids: np.ndarray, n: int) -> np.ndarray:
+    """key = (id * 7919 mod n) * 3: a permutation of the multiples of 3 below 3n (7919 is a
+    prime that divides no n used here), computable from the id, so filters can name the key of
+    a given row."""
+    return (ids * 7919 % n * 3).astype(np.int64)
+
+
+# Strings whose order differs between UTF-16 units (Java's compareTo) and code points (UTF-8
+# bytes, Arrow's and so the BTREE's order): U+FFEE sorts before U+1F600 only by code point.
+LOOKUP_NAMES = ["\u00dcn\u00efcode", "\u65e5\u672c\u8a9e", "\uffee-halfwidth", "\U0001f600 emoji", "zz"]
+
+INDEX_LOOKUP_FILTERS = (
+    "key = 300",
+    "key IN (0, 3, 89997, 45000, 12, 7)",
+    "key = 88500",
+    "key = 88501",
+    "grp = 4",
+    "grp IN (12, 29)",
+    "name = 'n000300'",
+    "name IN ('\uffee-halfwidth', '\U0001f600 emoji', '\u00dcn\u00efcode', 'n999999')",
+    "tag = 'beta'",
+    "tag IN ('alpha', 'zeta')",
+    "tag = 'nope'",
+    "code = 3",
+    "code IN (0, 9)",
+    "grp = 4 AND tag = 'beta'",
+    "key = 300 OR grp = 4",
+    "key IN (300, 88501) AND id < 20000",
+)
+
+
+@golden_table(filters=INDEX_LOOKUP_FILTERS)
+def index_lookups(uri: str) -> None:
+    """BTREE and BITMAP equality and IN look-ups (format 2.2, row addresses). v1: 30,000 rows
+    in 3 fragments of 10,000: id int64 0..29999, key int64 = (id * 7919 mod 30000) * 3 (the
+    multiples of 3 below 90,000, shuffled), grp int32 = id // 1000 (runs of 1000 equal values,
+    several across the BTREE's 4096-row pages), name string "n" + key as 6 digits except
+    every row with id % 1000 = 999, which takes one of 5 non-ASCII names (ordered differently
+    by UTF-16 units and by code points), tag string (6 words, 10% null), code uint8 (0..9).
+    v2..v6 create, each with a fixed UUID: BTREE key_btree, grp_btree, name_btree, BITMAP
+    tag_bitmap, code_bitmap (all covering fragments 0..2). v7 appends 5000 rows (fragment 3,
+    no index covers it) whose keys (0, 6, .., 29994), names and groups (10..16) repeat
+    indexed ones. v8 deletes id % 100 = 7 (rows the indices still name). v9 sets key = key + 1
+    where id % 1000 = 500: those rows move to fragment 4 (not covered) and their old
+    addresses, still in key_btree, are deleted. expected/filter<i>_v<N>.arrow holds pylance's
+    to_table(filter=...) for each of info.json "filters" at every version (checked against a
+    scan without scalar indices)."""
+    n = 30_000
+
+    def rows(start: int, count: int, keys: np.ndarray, groups: np.ndarray, rng) -> pa.Table:
+        ids = np.arange(start, start + count, dtype=np.int64)
+        names = [
+            LOOKUP_NAMES[(i // 1000) % len(LOOKUP_NAMES)] if i % 1000 == 999 else f"n{k:06d}"
+            for i, k in zip(ids.tolist(), keys.tolist())
+        ]
+        return pa.table(
+            {
+                "id": pa.array(ids),
+                "key": pa.array(keys),
+                "grp": pa.array(groups.astype(np.int32)),
+                "name": pa.array(names, pa.string()),
+                "tag": choice_strings(rng, count, WORDS[:6], 0.1),
+                "code": pa.array(rng.integers(0, 10, count).astype(np.uint8)),
+            }
+        )
+
+    rng = np.random.default_rng(25025)
+    ids = np.arange(n, dtype=np.int64)
+    ds = lance.write_dataset(
+        rows(0, n, permuted_keys(ids, n), ids // 1000, rng), uri, max_rows_per_file=10_000
+    )
+    for column, kind, name in [
+        ("key", "BTREE", "key_btree"),
+        ("grp", "BTREE", "grp_btree"),
+        ("name", "BTREE", "name_btree"),
+        ("tag", "BITMAP", "tag_bitmap"),
+        ("code", "BITMAP", "code_bitmap"),
+    ]:
+        ds.create_scalar_index(column, kind, name=name, index_uuid=index_uuid("index_lookups", name))
+    more = np.arange(n, n + 5000, dtype=np.int64)
+    ds = append(rows(n, 5000, (more - n) * 6, 10 + more % 7, rng), uri)
+    ds.delete("id % 100 = 7")
+    ds.update({"key": "key + 1"}, where="id % 1000 = 500")
+    ds = lance.dataset(uri)
+    require(len(ds.versions()) == 9, "9 versions")
+    require(
+        [f.fragment_id for f in ds.get_fragments()] == [0, 1, 2, 3, 4],
+        "fragments 0..2 indexed, 3 appended, 4 from the update",
+    )
+
+
+@golden_table(filters=("key = 29250", "key = 29251", "key IN (0, 3, 28500)", "tag = 'alpha'", "tag = 'updated'"))
+def index_stable_row_ids(uri: str) -> None:
+    """Scalar indices of a table with stable row ids (format 2.2), where pylance 14 stores
+    row ids in a BITMAP but row addresses in a BTREE, so a reader cannot tell them apart and
+    must scan. v1: 10,000 rows in 2 fragments of 5000 (enable_stable_row_ids=True): id int64,
+    key int64 = (id * 7919 mod 10000) * 3, tag string (4 words); v2 BTREE key_btree, v3 BITMAP
+    tag_bitmap (fixed UUIDs); v4 deletes id % 100 = 7; v5 sets tag = 'updated' where
+    id % 1000 = 500 and v6 key = key + 1 where id % 1000 = 250 (the rows move to new fragments
+    and keep their row ids). Filters as for index_lookups."""
+    n = 10_000
+    rng = np.random.default_rng(26026)
+    ids = np.arange(n, dtype=np.int64)
+    table = pa.table(
+        {
+            "id": pa.array(ids),
+            "key": pa.array(permuted_keys(ids, n)),
+            "tag": choice_strings(rng, n, WORDS[:4]),
+        }
+    )
+    ds = lance.write_dataset(table, uri, max_rows_per_file=5000, enable_stable_row_ids=True)
+    for column, kind, name in [("key", "BTREE", "key_btree"), ("tag", "BITMAP", "tag_bitmap")]:
+        ds.create_scalar_index(
+            column, kind, name=name, index_uuid=index_uuid("index_stable_row_ids", name)
+        )
+    ds.delete("id % 100 = 7")
+    ds.update({"tag": "'updated'"}, where="id % 1000 = 500")
+    ds = lance.dataset(uri)
+    ds.update({"key": "key + 1"}, where="id % 1000 = 250")
+    ds = lance.dataset(uri)
+    require(ds.has_stable_row_ids and len(ds.versions()) == 6, "6 versions with stable row ids")
+
+
+@golden_table(filters=("key = 300", "key IN (0, 3, 17997, 9)", "tag = 'beta'"))
+def index_remap_deferred(uri: str) -> None:
+    """A compaction that defers remapping the indices (format 2.2). v1: 6000 rows in 3
+    fragments of 2000: id int64, key int64 = (id * 7919 mod 6000) * 3, tag string (4 words);
+    v2 BTREE key_btree, v3 BITMAP tag_bitmap (fixed UUIDs); v4 deletes id % 10 = 3; then
+    optimize.compact_files(defer_index_remap=True) writes one fragment and a
+    __lance_frag_reuse index (a random UUID, the one value of info.json that changes between
+    runs): the BTREE and BITMAP now claim the new fragment while holding addresses in the
+    old ones. Filters as for index_lookups."""
+    n = 6000
+    rng = np.random.default_rng(27027)
+    ids = np.arange(n, dtype=np.int64)
+    table = pa.table(
+        {
+            "id": pa.array(ids),
+            "key": pa.array(permuted_keys(ids, n)),
+            "tag": choice_strings(rng, n, WORDS[:4]),
+        }
+    )
+    ds = lance.write_dataset(table, uri, max_rows_per_file=2000)
+    for column, kind, name in [("key", "BTREE", "key_btree"), ("tag", "BITMAP", "tag_bitmap")]:
+        ds.create_scalar_index(
+            column, kind, name=name, index_uuid=index_uuid("index_remap_deferred", name)
+        )
+    ds.delete("id % 10 = 3")
+    ds = lance.dataset(uri)
+    ds.optimize.compact_files(defer_index_remap=True)
+    ds = lance.dataset(uri)
+    require(
+        any(i["name"] == "__lance_frag_reuse" for i in ds.list_indices()),
+        "the compaction left a fragment reuse index",
+    )
+
+
 @golden_table
 def empty_versions(uri: str) -> None:
     """Versions without rows (format 2.2): v1 creates the dataset with 0 rows (id, a, f; no
@@ -1722,6 +1886,16 @@ def write_expected_row_ids(at: lance.LanceDataset, table: pa.Table, path: Path) 
     if not full.drop_columns(["_rowid", "_rowaddr"]).equals(table):
         raise RuntimeError(f"{path}: the scan with row ids returned other rows than to_table()")
     write_expected(full.select(["_rowid", "_rowaddr"]), path)
+
+
+def write_expected_filter(at: lance.LanceDataset, condition: str, path: Path) -> None:
+    """pylance's to_table(filter=condition), which uses the scalar indices it can; checked to
+    hold the same rows as a scan that uses none."""
+    table = at.to_table(filter=condition)
+    scanned = at.to_table(filter=condition, use_scalar_index=False)
+    if table.sort_by("id") != scanned.sort_by("id"):
+        raise RuntimeError(f"{path}: '{condition}' returns other rows with scalar indices than without")
+    write_expected(table, path)
 
 
 def deletion_files(ds: lance.LanceDataset) -> list[dict]:
@@ -1926,6 +2100,8 @@ def generate_one(golden: GoldenTable, out: Path) -> dict:
             write_expected_blobs(at, blobs, expected / f"blobs_v{v}.arrow")
         if golden.row_ids:
             write_expected_row_ids(at, table, expected / f"rowids_v{v}.arrow")
+        for i, condition in enumerate(golden.filters):
+            write_expected_filter(at, condition, expected / f"filter{i}_v{v}.arrow")
         rows[str(v)] = table.num_rows
         fragments[str(v)] = len(at.get_fragments())
         fragment_ids[str(v)] = [f.fragment_id for f in at.get_fragments()]
@@ -1951,6 +2127,8 @@ def generate_one(golden: GoldenTable, out: Path) -> dict:
     }
     if golden.row_ids:
         info["row_ids"] = "expected/rowids_v<N>.arrow"
+    if golden.filters:
+        info["filters"] = list(golden.filters)
     if segments:
         info["row_id_segments"] = segments
     if any(deletions.values()):

@@ -23,10 +23,13 @@ trait DataFileReader extends AutoCloseable {
 }
 
 object DataFileReader {
-  /** Opens `path`, whose format version the manifest records. */
-  def open(store: ObjectStore, path: String, knownSize: Option[Long], version: FileVersion): DataFileReader =
+  /**
+   * Opens `path`, whose format version the manifest records; `sparse` when only a few rows
+   * will be taken from it (see [[LanceFileReader.open]]).
+   */
+  def open(store: ObjectStore, path: String, knownSize: Option[Long], version: FileVersion, sparse: Boolean = false): DataFileReader =
     version match {
       case FileVersion.Legacy => legacy.LegacyFileReader.open(store, path, knownSize)
-      case _ => LanceFileReader.open(store, path, knownSize)
+      case _ => LanceFileReader.open(store, path, knownSize, sparse)
     }
 }

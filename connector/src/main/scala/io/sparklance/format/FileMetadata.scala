@@ -27,6 +27,7 @@ final case class ColumnInfo(index: Int, pages: IndexedSeq[PageInfo], columnEncod
 /**
  * What global buffer 0 of a data file describes: the fields it holds (as stored, flat;
  * readers take the schema from the manifest, and writers may leave ids of generated
- * children such as blob descriptors unset) and its row count.
+ * children such as blob descriptors unset), its row count and the schema-level metadata
+ * (index files keep their parameters there, e.g. a BTREE's `batch_size`).
  */
-final case class FileDescriptor(fields: IndexedSeq[FlatField], numRows: Long)
+final case class FileDescriptor(fields: IndexedSeq[FlatField], numRows: Long, schemaMetadata: Map[String, String] = Map.empty)

@@ -22,7 +22,8 @@ final class LanceFileReader private (
     val fileSize: Long,
     val footer: FileFooter,
     val descriptor: FileDescriptor,
-    val columns: IndexedSeq[ColumnInfo]) extends DataFileReader {
+    val columns: IndexedSeq[ColumnInfo],
+    sparse: Boolean) extends DataFileReader {
 
   override def version: FileVersion = footer.version
   override def numRows: Long = descriptor.numRows
@@ -33,8 +34,10 @@ final class LanceFileReader private (
     FieldScanner.open(this, field, columnOf)
 
   /**
-   * Reads the given buffers of a page. Each range is checked against the file; adjacent
-   * ranges are fetched with one request.
+   * Reads the given buffers of a page. Each range is checked against the file; buffers
+   * close together are fetched with one request, but never the bytes of a large gap
+   * between them (the mini-block chunk data that lies between its metadata and dictionary
+   * is read on its own, lazily).
    */
   def readBuffers(page: PageInfo, what: => String): IndexedSeq[Bytes] = {
     val n = page.numBuffers
@@ -48,16 +51,27 @@ final class LanceFileReader private (
       if (len > Int.MaxValue - 64)
         throw Errors.unsupported(s"a page buffer of $len bytes", s"$path, $what")
     }
-    if (n == 0) IndexedSeq.empty
-    else {
-      val lo = page.bufferOffsets.min
-      val hi = page.bufferOffsets.indices.map(i => page.bufferOffsets(i) + page.bufferSizes(i)).max
-      if (hi - lo <= LanceFileReader.CoalesceLimit) {
-        val all = Bytes(path, lo, reader.read(lo, (hi - lo).toInt))
-        (0 until n).map(i => all.slice(page.bufferOffsets(i) - lo, page.bufferSizes(i), s"$what buffer $i"))
-      } else
-        (0 until n).map(i => Bytes(path, page.bufferOffsets(i), reader.read(page.bufferOffsets(i), page.bufferSizes(i).toInt)))
+    val out = new Array[Bytes](n)
+    // Runs of buffers in file order, each run read at once.
+    val order = (0 until n).sortBy(page.bufferOffsets)
+    var k = 0
+    while (k < order.length) {
+      val lo = page.bufferOffsets(order(k))
+      var hi = lo + page.bufferSizes(order(k))
+      var j = k + 1
+      while (j < order.length && page.bufferOffsets(order(j)) - hi <= LanceFileReader.CoalesceGap &&
+        math.max(hi, page.bufferOffsets(order(j)) + page.bufferSizes(order(j))) - lo <= LanceFileReader.CoalesceLimit) {
+        hi = math.max(hi, page.bufferOffsets(order(j)) + page.bufferSizes(order(j)))
+        j += 1
+      }
+      val run = Bytes(path, lo, reader.read(lo, (hi - lo).toInt))
+      (k until j).foreach { r =>
+        val i = order(r)
+        out(i) = run.slice(page.bufferOffsets(i) - lo, page.bufferSizes(i), s"$what buffer $i")
+      }
+      k = j
     }
+    out.toIndexedSeq
   }
 
   /**
@@ -68,7 +82,7 @@ final class LanceFileReader private (
   def lazyBuffer(offset: Long, size: Long, what: String): WindowedBuffer = {
     if (offset < 0 || size < 0 || offset > fileSize - size)
       throw Errors.corrupt(path, offset, s"$what [$offset, +$size) lies outside the $fileSize-byte file")
-    new WindowedBuffer(this, offset, size, what)
+    new WindowedBuffer(this, offset, size, what, sparse)
   }
 
   private[format] def readRange(offset: Long, length: Int): Bytes = Bytes(path, offset, reader.read(offset, length))
@@ -76,10 +90,18 @@ final class LanceFileReader private (
   override def close(): Unit = reader.close()
 }
 
-/** See [[LanceFileReader.lazyBuffer]]. */
-final class WindowedBuffer(file: LanceFileReader, offset: Long, val length: Long, what: String) {
+/**
+ * See [[LanceFileReader.lazyBuffer]]. A buffer of a file opened for scans is fetched in
+ * windows of [[WindowedBuffer.Window]]. One of a file opened for `sparse` reads (a few rows
+ * taken here and there) starts from a small window, so that a look-up does not fetch
+ * megabytes around each row; while reads continue where the last slice ended, the windows
+ * double up to the full size.
+ */
+final class WindowedBuffer(file: LanceFileReader, offset: Long, val length: Long, what: String, sparse: Boolean) {
   private var windowStart = 0L
   private var window: Bytes = null
+  private var lastEnd = 0L
+  private var readAhead = if (sparse) WindowedBuffer.FirstWindow else WindowedBuffer.Window
 
   def path: String = file.path
   def fileOffset: Long = offset
@@ -89,18 +111,22 @@ final class WindowedBuffer(file: LanceFileReader, offset: Long, val length: Long
     if (off < 0 || len < 0 || off > length - len)
       throw io.sparklance.util.Errors.corrupt(file.path, offset + math.max(off, 0L), s"$detail needs bytes [$off, +$len) of the $length-byte $what")
     if (window == null || off < windowStart || off + len > windowStart + window.length) {
-      val n = math.min(length - off, math.max(len, WindowedBuffer.Window))
+      if (sparse) readAhead = if (window != null && off == lastEnd) math.min(readAhead * 2, WindowedBuffer.Window) else WindowedBuffer.FirstWindow
+      val n = math.min(length - off, math.max(len, readAhead))
       if (n > Int.MaxValue - 64) throw io.sparklance.util.Errors.unsupported(s"a read of $n bytes", s"${file.path}, $what")
       window = file.readRange(offset + off, n.toInt)
       windowStart = off
     }
+    lastEnd = off + len
     window.slice(off - windowStart, len, detail)
   }
 }
 
 object WindowedBuffer {
-  /** How much of a page buffer one request fetches. */
+  /** How much of a page buffer one request of a scan fetches. */
   val Window: Long = 4L << 20
+  /** What a sparse read fetches first, and after a jump: about a mini-block chunk. */
+  val FirstWindow: Long = 8L << 10
 }
 
 object LanceFileReader {
@@ -108,16 +134,22 @@ object LanceFileReader {
   /** How much of a file's end is read in the first request (Rust reads 64 KiB). */
   val TailBytes: Int = 64 * 1024
 
-  /** Buffers of one page closer than this are read in one request. */
+  /** Buffers of one page are read in one request when no more than this lies between them... */
+  private val CoalesceGap: Long = 64L * 1024
+  /** ...and the request stays below this. */
   private val CoalesceLimit: Long = 16L * 1024 * 1024
 
-  def open(store: ObjectStore, path: String, knownSize: Option[Long] = None): LanceFileReader = {
+  /**
+   * Opens `path`. `sparse` says that few rows will be taken from here and there, so that
+   * page data is fetched in small pieces rather than read ahead.
+   */
+  def open(store: ObjectStore, path: String, knownSize: Option[Long] = None, sparse: Boolean = false): LanceFileReader = {
     val reader = store.open(path, knownSize.filter(_ > 0))
-    try openWith(path, reader)
+    try openWith(path, reader, sparse)
     catch { case t: Throwable => reader.close(); throw t }
   }
 
-  private def openWith(path: String, reader: RangeReader): LanceFileReader = {
+  private def openWith(path: String, reader: RangeReader, sparse: Boolean): LanceFileReader = {
     val size = reader.size
     val tailLen = math.min(size, TailBytes.toLong).toInt
     val tail = Bytes(path, size - tailLen, reader.read(size - tailLen, tailLen))
@@ -154,6 +186,6 @@ object LanceFileReader {
           s"column $i metadata [$pos, +$len) lies outside the column metadata region [${footer.columnMetaStart}, ${footer.cmoTableStart})")
       FileMetadataCodec.parseColumn(i, at(pos, len, s"column $i metadata"))
     }
-    new LanceFileReader(path, reader, size, footer, descriptor, columns)
+    new LanceFileReader(path, reader, size, footer, descriptor, columns, sparse)
   }
 }

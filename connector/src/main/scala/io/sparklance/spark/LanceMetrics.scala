@@ -10,6 +10,8 @@ object LanceMetrics {
   val FragmentsPruned = "lanceFragmentsPruned"
   val ZonesPruned = "lanceZonesPruned"
   val RowsPruned = "lanceRowsPruned"
+  val IndexFragments = "lanceIndexFragments"
+  val IndexRows = "lanceIndexRows"
 
   // Spark instantiates metric classes reflectively by name, so each needs a no-arg class.
   final class BytesReadMetric extends CustomSumMetric {
@@ -38,9 +40,17 @@ object LanceMetrics {
     override def name(): String = RowsPruned
     override def description(): String = "rows skipped by legacy page statistics"
   }
+  final class IndexFragmentsMetric extends CustomSumMetric {
+    override def name(): String = IndexFragments
+    override def description(): String = "fragments read through BTREE/BITMAP index look-ups"
+  }
+  final class IndexRowsMetric extends CustomSumMetric {
+    override def name(): String = IndexRows
+    override def description(): String = "rows chosen by BTREE/BITMAP index look-ups"
+  }
 
   def all: Array[CustomMetric] = Array(new BytesReadMetric, new RowsDeletedMetric, new FragmentsReadMetric,
-    new FragmentsPrunedMetric, new ZonesPrunedMetric, new RowsPrunedMetric)
+    new FragmentsPrunedMetric, new ZonesPrunedMetric, new RowsPrunedMetric, new IndexFragmentsMetric, new IndexRowsMetric)
 
   def task(metric: String, amount: Long): CustomTaskMetric = new CustomTaskMetric {
     override def name(): String = metric

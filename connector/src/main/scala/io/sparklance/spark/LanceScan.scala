@@ -29,7 +29,9 @@ final class LanceScan(
 
   override def reportDriverMetrics(): Array[org.apache.spark.sql.connector.metric.CustomTaskMetric] = Array(
     LanceMetrics.task(LanceMetrics.FragmentsPruned, plan.fragmentsPruned),
-    LanceMetrics.task(LanceMetrics.ZonesPruned, plan.zonesPruned))
+    LanceMetrics.task(LanceMetrics.ZonesPruned, plan.zonesPruned),
+    LanceMetrics.task(LanceMetrics.IndexFragments, plan.indexFragments),
+    LanceMetrics.task(LanceMetrics.IndexRows, plan.indexRows))
 
   private def fieldIds: Set[Int] = fields.iterator.flatMap(_.preOrder).map(_.id).toSet
 
@@ -37,10 +39,16 @@ final class LanceScan(
 
   override def toBatch: Batch = this
 
-  /** Bytes of the projected columns in the planned tasks, from the manifest alone. */
+  /**
+   * Bytes of the projected columns in the rows the planned tasks read, from the manifest
+   * alone (a task's share of its files' bytes).
+   */
   private def projectedBytes: Long = {
     val ids = fieldIds
-    tasks.iterator.map(t => t.files.filter(f => ids.isEmpty || ids.exists(f.holds)).map(_.sizeBytes).sum).sum
+    tasks.iterator.map { t =>
+      val bytes = t.files.filter(f => ids.isEmpty || ids.exists(f.holds)).map(_.sizeBytes).sum
+      if (t.physicalRows == 0) 0L else (BigInt(bytes) * t.rowsToRead / t.physicalRows).toLong
+    }.sum
   }
 
   /**
@@ -66,7 +74,7 @@ final class LanceScan(
   override def estimateStatistics(): Statistics = {
     val all =
       if (predicate.isEmpty) table.snapshot.manifest.fragments.iterator.map(_.liveRows).sum
-      else tasks.iterator.map(_.numRows).sum // after pruning: an upper bound
+      else tasks.iterator.map(_.rowsToRead).sum // after pruning: an upper bound
     val rows = limit.fold(all)(math.min(all, _))
     val bytes = projectedBytes
     new Statistics {

@@ -24,8 +24,9 @@ final class LanceScanBuilder(table: LanceTable)
   private var predicate: Option[io.sparklance.table.expr.Expr] = None
 
   /**
-   * Filters that translate are used to prune fragments and zones with statistics; all of
-   * them are handed back, since statistics only say which rows may match.
+   * Filters that translate are used to prune fragments and zones with statistics and to
+   * look rows up in scalar indices; all of them are handed back, since statistics only say
+   * which rows may match and fragments no index covers are read whole.
    */
   override def pushFilters(filters: Array[Filter]): Array[Filter] = {
     val translated = filters.flatMap(f => SparkFilters.toExpr(f, table.schema()).map(f -> _))

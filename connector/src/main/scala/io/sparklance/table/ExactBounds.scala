@@ -32,7 +32,7 @@ object ExactBounds {
       exactType(arrowType) && m.fragments.forall(f => f.deletionFile.isEmpty && i.fragments.forall(_.contains(f.id.toInt)))
     }
     usable.flatMap { i =>
-      val zones = ZoneMapIndex.load(store, new FileLocations(snapshot.root, m).indexDir(i), arrowType)
+      val zones = ZoneMapIndex.load(store, new FileLocations(snapshot.root, m).indexDir(i), i, arrowType)
       val byFragment = zones.groupBy(_.fragmentId)
       val covered = m.fragments.forall(f => byFragment.get(f.id).exists(_.iterator.map(_.length).sum == f.physicalRows))
       val ordered = !isFloat || zones.forall(_.nanCount.contains(0L))

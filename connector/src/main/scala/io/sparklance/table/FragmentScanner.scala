@@ -43,7 +43,7 @@ final class FragmentScanner(
     // 2.1+ files list leaf ids only; a top-level primitive is its own leaf.
     val ids = field.preOrder.map(_.id).toSet
     task.files.find(f => ids.exists(f.holds)).map { f =>
-      val reader = openFiles.getOrElseUpdate(f.path, DataFileReader.open(store, f.path, Some(f.sizeBytes), f.version))
+      val reader = openFiles.getOrElseUpdate(f.path, DataFileReader.open(store, f.path, Some(f.sizeBytes), f.version, sparse = task.selection.isDefined))
       if (reader.numRows != task.physicalRows)
         throw Errors.corrupt(f.path, s"the file holds ${reader.numRows} rows but fragment ${task.fragmentId} has ${task.physicalRows}")
       val scanner = reader.scan(field, f.columnOf)
@@ -77,6 +77,18 @@ final class FragmentScanner(
   /** Rows dropped because they were deleted, so far. */
   private var deletedSkipped = 0L
   def rowsDeleted: Long = deletedSkipped
+
+  /**
+   * The live offsets of the task's selection not yet read, or null when the task reads a
+   * whole row range. Deleted offsets are dropped (and counted) up front.
+   */
+  private val selected: org.roaringbitmap.IntIterator = task.selection.map { s =>
+    if (s.isEmpty || (s.first() & 0xffffffffL) < task.rowStart || (s.last() & 0xffffffffL) >= task.rowEnd)
+      throw Errors.invalidArgument(s"the selected rows of fragment ${task.fragmentId} are not inside [${task.rowStart}, ${task.rowEnd})")
+    val live = if (deleted == null) s else org.roaringbitmap.RoaringBitmap.andNot(s, deleted)
+    deletedSkipped += s.getLongCardinality - live.getLongCardinality
+    live.getIntIterator
+  }.orNull
 
   /** Bytes read from storage so far. */
   def bytesRead: Long = openFiles.valuesIterator.map(_.bytesRead).sum
@@ -118,10 +130,12 @@ final class FragmentScanner(
     }
   }
 
-  override def hasNext: Boolean = { skipUnneeded(); position < task.rowEnd }
+  override def hasNext: Boolean =
+    if (selected != null) selected.hasNext else { skipUnneeded(); position < task.rowEnd }
 
   override def next(): VectorSchemaRoot = {
     if (!hasNext) throw new NoSuchElementException("no more batches")
+    if (selected != null) return nextSelected()
     val end = batchEnd
     val live = liveRows(position, end)
     if (live == null) {
@@ -139,6 +153,17 @@ final class FragmentScanner(
       position = end
       root
     }
+  }
+
+  /** The next (up to) `batchRows` selected rows; only the pages and chunks holding them are decoded. */
+  private def nextSelected(): VectorSchemaRoot = {
+    val batch = Array.newBuilder[Long]
+    var n = 0
+    while (n < batchRows && selected.hasNext) { batch += selected.next() & 0xffffffffL; n += 1 }
+    val offsets = batch.result()
+    val root = read(_.take(offsets, allocator), offsets.length, offsets)
+    position = offsets.last + 1
+    root
   }
 
   /**

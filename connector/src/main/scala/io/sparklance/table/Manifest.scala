@@ -70,8 +70,9 @@ final case class WriterVersion(library: String, version: String, prerelease: Opt
 
 /**
  * One index of a version (from the manifest's index section): which fields it covers, the
- * fragments it was built over (None when unknown), and its kind (the last part of the
- * details' type URL, e.g. `ZoneMapIndexDetails`).
+ * fragments it was built over (None when unknown), its kind (the last part of the
+ * details' type URL, e.g. `ZoneMapIndexDetails`) and the sizes of its files by name, when
+ * the writer recorded them (pylance 14 does).
  */
 final case class IndexMetadata(
     uuid: String,
@@ -80,7 +81,8 @@ final case class IndexMetadata(
     datasetVersion: Long,
     fragments: Option[org.roaringbitmap.RoaringBitmap],
     kind: String,
-    baseId: Option[Int])
+    baseId: Option[Int],
+    fileSizes: Map[String, Long] = Map.empty)
 
 /** One version of a table. */
 final case class Manifest(

@@ -22,8 +22,17 @@ object SplitSizing {
   val Default: SplitSizing = SplitSizing(128L << 20, 4L << 20)
 }
 
-/** The tasks of a scan and what statistics pruned from it. */
-final case class ScanPlan(tasks: IndexedSeq[ScanTask], fragmentsPruned: Int, zonesPruned: Int, zonesKept: Int)
+/**
+ * The tasks of a scan, what statistics pruned from it, and how many fragments and rows
+ * BTREE and BITMAP index look-ups chose (rows before deletions).
+ */
+final case class ScanPlan(
+    tasks: IndexedSeq[ScanTask],
+    fragmentsPruned: Int,
+    zonesPruned: Int,
+    zonesKept: Int,
+    indexFragments: Int = 0,
+    indexRows: Long = 0)
 
 object ScanPlanner {
 
@@ -56,53 +65,74 @@ object ScanPlanner {
   }
 
   /**
-   * The tasks of a scan filtered by `predicate`: fragments covered by a zone map on a
-   * column of the predicate keep only the row ranges of zones that may match (a fragment
-   * with none is dropped); fragments no index covers are read whole.
+   * The tasks of a scan filtered by `predicate`. In fragments a BTREE or BITMAP index
+   * covers, only the rows its look-up found are read (a fragment with none is dropped);
+   * in the others a zone map on a column of the predicate keeps only the row ranges of
+   * zones that may match; fragments no index covers are read whole.
    */
   def plan(store: ObjectStore, snapshot: Snapshot, predicate: Option[expr.Expr]): ScanPlan = {
     val tasks = plan(store, snapshot)
     predicate match {
       case None => ScanPlan(tasks, 0, 0, 0)
       case Some(p) =>
-        val m = snapshot.manifest
-        val byName = m.schema.fields.map(f => f.name -> f).toMap
-        val zoneMaps = expr.Expr.columns(p).toSeq.sorted.flatMap { c =>
-          byName.get(c).flatMap { f =>
-            m.indices.find(i => i.kind == ZoneMapIndex.Kind && i.fields == IndexedSeq(f.id)).map { index =>
-              val arrowType = f.toArrow(snapshot.manifestPath).getType
-              val zones = ZoneMapIndex.load(store, new FileLocations(snapshot.root, m).indexDir(index), arrowType)
-              (c, index, zones.groupBy(_.fragmentId))
-            }
-          }
-        }
+        val selected = IndexLookup.select(store, snapshot, p, tasks.map(t => t.fragmentId -> t.physicalRows).toMap)
+        // Zone maps only narrow the fragments no index look-up answered for.
+        val zones = if (tasks.forall(t => selected.contains(t.fragmentId))) (_: ScanTask) => None else zoneRanges(store, snapshot, p)
         var fragmentsPruned = 0
         var zonesPruned = 0
         var zonesKept = 0
+        var indexFragments = 0
+        var indexRows = 0L
         val kept = tasks.flatMap { t =>
-          zoneMaps.find { case (_, index, byFragment) =>
-            index.fragments.forall(_.contains(t.fragmentId.toInt)) && byFragment.contains(t.fragmentId)
-          } match {
-            case None => Seq(t)
-            case Some((column, _, byFragment)) =>
-              val zones = byFragment(t.fragmentId).sortBy(_.start)
-              val (matching, pruned) = zones.partition(z => expr.InclusiveEvaluator.mayMatch(p, c => if (c == column) Some(z.stats) else None))
-              zonesPruned += pruned.length
-              zonesKept += matching.length
-              if (matching.isEmpty) { fragmentsPruned += 1; Seq.empty }
+          val pieces = selected.get(t.fragmentId) match {
+            case Some(rows) =>
+              if (rows.isEmpty) Seq.empty
               else {
-                // Adjacent matching zones become one row range.
-                val ranges = mutable.ArrayBuffer.empty[(Long, Long)]
-                matching.foreach { z =>
-                  val end = math.min(z.start + z.length, t.rowEnd)
-                  if (ranges.nonEmpty && ranges.last._2 == z.start) ranges(ranges.length - 1) = (ranges.last._1, end)
-                  else ranges += ((z.start, end))
-                }
-                ranges.filter { case (a, b) => b > a }.map { case (a, b) => t.copy(rowStart = a, rowEnd = b) }
+                indexFragments += 1
+                indexRows += rows.getLongCardinality
+                Seq(t.select(rows))
               }
+            case None =>
+              val ranges = zones(t).map { case (kept, pruned, rs) => zonesKept += kept; zonesPruned += pruned; rs }
+              ranges.getOrElse(Seq((t.rowStart, t.rowEnd))).map { case (a, b) => t.copy(rowStart = a, rowEnd = b) }
           }
+          if (pieces.isEmpty) fragmentsPruned += 1
+          pieces
         }
-        ScanPlan(kept, fragmentsPruned, zonesPruned, zonesKept)
+        ScanPlan(kept, fragmentsPruned, zonesPruned, zonesKept, indexFragments, indexRows)
+    }
+  }
+
+  /**
+   * For a fragment's task, what a zone map on a column of `p` keeps: (zones kept, zones
+   * pruned, the row ranges of the kept zones, adjacent ones joined); None when no zone map
+   * covers the fragment.
+   */
+  private def zoneRanges(store: ObjectStore, snapshot: Snapshot, p: expr.Expr): ScanTask => Option[(Int, Int, Seq[(Long, Long)])] = {
+    val m = snapshot.manifest
+    val byName = m.schema.fields.map(f => f.name -> f).toMap
+    val zoneMaps = expr.Expr.columns(p).toSeq.sorted.flatMap { c =>
+      byName.get(c).flatMap { f =>
+        m.indices.find(i => i.kind == ZoneMapIndex.Kind && i.fields == IndexedSeq(f.id)).map { index =>
+          val arrowType = f.toArrow(snapshot.manifestPath).getType
+          val zones = ZoneMapIndex.load(store, new FileLocations(snapshot.root, m).indexDir(index), index, arrowType)
+          (c, index, zones.groupBy(_.fragmentId))
+        }
+      }
+    }
+    t => zoneMaps.find { case (_, index, byFragment) =>
+      index.fragments.forall(_.contains(t.fragmentId.toInt)) && byFragment.contains(t.fragmentId)
+    }.map { case (column, _, byFragment) =>
+      val zones = byFragment(t.fragmentId).sortBy(_.start)
+      val (matching, pruned) = zones.partition(z => expr.InclusiveEvaluator.mayMatch(p, c => if (c == column) Some(z.stats) else None))
+      // Adjacent matching zones become one row range.
+      val ranges = mutable.ArrayBuffer.empty[(Long, Long)]
+      matching.foreach { z =>
+        val end = math.min(z.start + z.length, t.rowEnd)
+        if (ranges.nonEmpty && ranges.last._2 == z.start) ranges(ranges.length - 1) = (ranges.last._1, end)
+        else ranges += ((z.start, end))
+      }
+      (matching.length, pruned.length, ranges.filter { case (a, b) => b > a }.toSeq)
     }
   }
 
@@ -115,30 +145,27 @@ object ScanPlanner {
     def bytesOf(t: ScanTask): Long = {
       val files = if (fieldIds.isEmpty) t.files else t.files.filter(f => fieldIds.exists(f.holds))
       val total = files.iterator.map(_.sizeBytes).sum
-      if (t.physicalRows == 0) 0 else (BigInt(total) * t.numRows / t.physicalRows).toLong
+      if (t.physicalRows == 0) 0 else (BigInt(total) * t.rowsToRead / t.physicalRows).toLong
     }
     val pieces = tasks.flatMap { t =>
       val bytes = bytesOf(t)
-      val parts = math.max(1L, math.min(t.numRows, (bytes + sizing.targetBytes - 1) / sizing.targetBytes)).toInt
+      val parts = math.max(1L, math.min(t.rowsToRead, (bytes + sizing.targetBytes - 1) / sizing.targetBytes)).toInt
       if (parts == 1) IndexedSeq(t -> bytes)
-      else (0 until parts).map { i =>
-        val from = t.rowStart + t.numRows * i / parts
-        val until = t.rowStart + t.numRows * (i + 1) / parts
-        t.copy(rowStart = from, rowEnd = until) -> bytes / parts
-      }
+      else (0 until parts).map(i => t.piece(i, parts) -> bytes / parts)
     }
     val out = ArrayBuffer.empty[IndexedSeq[ScanTask]]
     val current = ArrayBuffer.empty[ScanTask]
     var size = 0L
     pieces.foreach { case (t, bytes) =>
-      val cost = bytes + sizing.openCostBytes
-      if (current.nonEmpty && size + cost > sizing.targetBytes) {
+      // As Spark's FilePartition: a piece joins the split unless its bytes overflow it; its
+      // open cost counts against the pieces after it.
+      if (current.nonEmpty && size + bytes > sizing.targetBytes) {
         out += current.toIndexedSeq
         current.clear()
         size = 0
       }
       current += t
-      size += cost
+      size += bytes + sizing.openCostBytes
     }
     if (current.nonEmpty) out += current.toIndexedSeq
     out.toIndexedSeq

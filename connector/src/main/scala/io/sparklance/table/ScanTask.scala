@@ -1,5 +1,7 @@
 package io.sparklance.table
 
+import org.roaringbitmap.RoaringBitmap
+
 import io.sparklance.format.FileVersion
 
 // A unit of work for one executor task: a row range of one fragment, with every file
@@ -25,7 +27,8 @@ final case class ScanFile(path: String, sizeBytes: Long, fieldIds: IndexedSeq[In
 final case class ScanDeletion(path: String, fileType: DeletionFileType, numDeletedRows: Long)
 
 /**
- * Rows `[rowStart, rowEnd)` (physical offsets) of fragment `fragmentId`; rows its
+ * Rows `[rowStart, rowEnd)` (physical offsets) of fragment `fragmentId`, or only the
+ * offsets in `selection` (all inside that range) when an index chose the rows; rows its
  * deletion file names are never returned.
  */
 final case class ScanTask(
@@ -35,11 +38,31 @@ final case class ScanTask(
     rowStart: Long,
     rowEnd: Long,
     deletion: Option[ScanDeletion],
-    rowIds: Option[RowIdLocation] = None) {
+    rowIds: Option[RowIdLocation] = None,
+    selection: Option[RoaringBitmap] = None) {
+  /** Rows the task spans. */
   def numRows: Long = rowEnd - rowStart
-  /** A rough size for packing tasks into splits. */
-  def estimatedBytes: Long = {
-    val total = files.iterator.map(_.sizeBytes).sum
-    if (physicalRows == 0) 0 else (BigInt(total) * (rowEnd - rowStart) / physicalRows).toLong
+
+  /** Rows the task reads (deleted ones included). */
+  def rowsToRead: Long = selection.fold(numRows)(_.getLongCardinality)
+
+  /** Only the selected `offsets` of this task, spanning from the first to the last of them. */
+  def select(offsets: RoaringBitmap): ScanTask = {
+    require(!offsets.isEmpty, "an empty selection is a pruned task, not a task")
+    copy(rowStart = offsets.first() & 0xffffffffL, rowEnd = (offsets.last() & 0xffffffffL) + 1, selection = Some(offsets))
+  }
+
+  /**
+   * Piece `i` of `parts` pieces of about equal rows to read: row ranges, or runs of the
+   * selection holding equal numbers of offsets.
+   */
+  def piece(i: Int, parts: Int): ScanTask = selection match {
+    case None => copy(rowStart = rowStart + numRows * i / parts, rowEnd = rowStart + numRows * (i + 1) / parts)
+    case Some(s) =>
+      val n = s.getLongCardinality
+      val from = n * i / parts
+      val until = n * (i + 1) / parts
+      val rows = RoaringBitmap.and(s, RoaringBitmap.bitmapOfRange(s.select(from.toInt) & 0xffffffffL, (s.select((until - 1).toInt) & 0xffffffffL) + 1))
+      select(rows)
   }
 }

@@ -7,8 +7,7 @@ import org.apache.arrow.vector._
 import org.apache.arrow.vector.types.TimeUnit
 import org.apache.arrow.vector.types.pojo.ArrowType
 
-import io.sparklance.format.{LanceField, LanceFileReader}
-import io.sparklance.storage.{ObjectStore, Paths}
+import io.sparklance.storage.ObjectStore
 import io.sparklance.table.expr.ColumnStats
 import io.sparklance.util.Errors
 
@@ -28,33 +27,23 @@ final case class Zone(fragmentId: Long, start: Long, length: Long, stats: Column
 object ZoneMapIndex {
   val Kind = "ZoneMapIndexDetails"
 
-  /** The zones of `index` (a zone map over a column of Arrow type `columnType`). */
-  def load(store: ObjectStore, indexDir: String, columnType: ArrowType): IndexedSeq[Zone] = {
-    val path = Paths.join(indexDir, "zonemap.lance")
-    val reader = LanceFileReader.open(store, path)
+  /** The zones of `index`, a zone map over a column of Arrow type `columnType`, in `indexDir`. */
+  def load(store: ObjectStore, indexDir: String, index: IndexMetadata, columnType: ArrowType): IndexedSeq[Zone] = {
     val allocator = new RootAllocator(1L << 30)
     try {
-      val fields = LanceField.buildTree(reader.descriptor.fields, path)
-      // 2.x files own one column per leaf, in schema order.
-      val leafIds = fields.flatMap(_.preOrder).filter(_.children.isEmpty).map(_.id)
+      val file = IndexFile.open(store, indexDir, index, "zonemap.lance", allocator)
       val vectors = mutable.ArrayBuffer.empty[FieldVector]
-      def optColumn(name: String): Option[FieldVector] = fields.find(_.name == name).map { f =>
-        val v = reader.scan(f, id => Some(leafIds.indexOf(id)).filter(_ >= 0)).next(reader.numRows.toInt, allocator)
-        vectors += v
-        v
-      }
-      def column(name: String): FieldVector =
-        optColumn(name).getOrElse(throw Errors.corrupt(path, s"the zone map has no '$name' column"))
       try {
-        val Seq(min, max, nulls, frag, start, len) =
-          Seq("min", "max", "null_count", "fragment_id", "zone_start", "zone_length").map(column)
-        val nans = optColumn("nan_count")
+        Seq("min", "max", "null_count", "fragment_id", "zone_start", "zone_length").foreach(n => vectors += file.column(n))
+        val Seq(min, max, nulls, frag, start, len) = vectors.toSeq
+        // nan_count is absent from zone maps written before it was recorded.
+        val nans = if (file.hasColumn("nan_count")) { val v = file.column("nan_count"); vectors += v; Some(v) } else None
         def long(v: FieldVector, i: Int): Long = v.getObject(i) match {
           case n: java.lang.Number => n.longValue
-          case other => throw Errors.corrupt(path, s"zone map column ${v.getName} holds $other")
+          case other => throw Errors.corrupt(file.path, s"zone map column ${v.getName} holds $other")
         }
         val isFloat = columnType.isInstanceOf[ArrowType.FloatingPoint]
-        (0 until reader.numRows.toInt).map { i =>
+        (0 until file.numRows.toInt).map { i =>
           val rows = long(len, i)
           val nanCount = nans.map(long(_, i))
           // The bounds leave NaN out, but Spark orders NaN above every number (x > 5 holds
@@ -63,8 +52,8 @@ object ZoneMapIndex {
           Zone(long(frag, i), long(start, i), rows,
             ColumnStats(bound(min, i, columnType, low = true), upper, long(nulls, i), rows), nanCount)
         }
-      } finally vectors.foreach(_.close())
-    } finally { reader.close(); allocator.close() }
+      } finally { vectors.foreach(_.close()); file.close() }
+    } finally allocator.close()
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.sparklance.table
 
+import scala.jdk.CollectionConverters._
 import scala.util.Random
 
 import org.apache.arrow.memory.RootAllocator
@@ -64,5 +65,70 @@ class AccessPatternSuite extends AnyFunSuite {
         } finally allocator.close()
       }
     }
+  }
+
+  test("a task with a selection reads only the selected rows, a small part of the bytes") {
+    val exp = expected("basic_types_large")
+    val (snapshot, tasks, starts) = fragmentsOf("basic_types_large")
+    // Full-zip pages (long_string_col) are still decoded whole.
+    val all = snapshot.manifest.schema.fields
+    val fields = all.filterNot(_.name == "long_string_col")
+    val columns = fields.map(f => all.indexOf(f))
+    tasks.zipWithIndex.foreach { case (t, k) =>
+      val offsets = Seq(17L, 18L, 20000L, 45001L, t.physicalRows - 1)
+      val allocator = new RootAllocator(Long.MaxValue)
+      try {
+        def run(task: ScanTask): (IndexedSeq[IndexedSeq[Any]], Long) = {
+          val scanner = new FragmentScanner(store, task, fields, 2, allocator)
+          try (scanner.flatMap(r => try Canonical.rows(r) finally r.close()).toIndexedSeq, scanner.bytesRead) finally scanner.close()
+        }
+        val (rows, bytes) = run(t.select(org.roaringbitmap.RoaringBitmap.bitmapOf(offsets.map(_.toInt): _*)))
+        assert(rows == offsets.map(o => columns.map(exp((starts(k) + o).toInt))), s"fragment ${t.fragmentId}")
+        val (_, full) = run(t)
+        assert(bytes * 5 < full, s"fragment ${t.fragmentId}: the selection read $bytes bytes, the whole fragment $full")
+      } finally allocator.close()
+    }
+  }
+
+  test("selected rows that were deleted are not returned") {
+    val ds = Golden.dataset("deletions")
+    val v = ds.versions.max
+    val allocator = new RootAllocator(Long.MaxValue)
+    try {
+      val exp = Golden.expectedRows(ds.expectedFile(v), allocator)._2
+      val addresses = Golden.expectedRows(new java.io.File(ds.expectedFile(v).getParentFile, s"rowids_v$v.arrow"), allocator)._2
+        .map(_(1).asInstanceOf[Number].longValue)
+      val rowOf = addresses.zipWithIndex.toMap
+      val snapshot = Snapshot.open(store, ds.uri, Some(v))
+      ScanPlanner.plan(store, snapshot).filter(_.deletion.isDefined).foreach { t =>
+        val selection = org.roaringbitmap.RoaringBitmap.bitmapOfRange(0, t.physicalRows)
+        val scanner = new FragmentScanner(store, t.select(selection), snapshot.manifest.schema.fields, 1000, allocator)
+        val rows = try scanner.flatMap(r => try Canonical.rows(r) finally r.close()).toIndexedSeq finally scanner.close()
+        val live = (0L until t.physicalRows).flatMap(o => rowOf.get((t.fragmentId << 32) | o))
+        assert(rows == live.map(exp), s"fragment ${t.fragmentId}")
+        assert(scanner.rowsDeleted == t.physicalRows - live.length)
+      }
+    } finally allocator.close()
+  }
+
+  test("a large selection is cut into pieces reading equal numbers of rows") {
+    val exp = expected("basic_types_large")
+    val (snapshot, tasks, starts) = fragmentsOf("basic_types_large")
+    val t = tasks.head
+    val selection = org.roaringbitmap.RoaringBitmap.bitmapOf((0 until t.physicalRows.toInt by 3): _*)
+    val splits = ScanPlanner.splits(IndexedSeq(t.select(selection)), Set.empty, SplitSizing(512 * 1024, 0))
+    val pieces = splits.flatten
+    assert(pieces.length > 2)
+    val counts = pieces.map(_.rowsToRead)
+    assert(counts.sum == selection.getLongCardinality && counts.max - counts.min <= 1, counts)
+    assert(org.roaringbitmap.RoaringBitmap.or(pieces.flatMap(_.selection).iterator.asJava) == selection)
+    val allocator = new RootAllocator(Long.MaxValue)
+    try {
+      val rows = pieces.flatMap { p =>
+        val scanner = new FragmentScanner(store, p, snapshot.manifest.schema.fields, 4000, allocator)
+        try scanner.flatMap(r => try Canonical.rows(r) finally r.close()).toIndexedSeq finally scanner.close()
+      }
+      assert(rows == selection.toArray.toSeq.map(o => exp((starts(0) + o).toInt)))
+    } finally allocator.close()
   }
 }

@@ -19,7 +19,7 @@ object FileMetadataCodec {
 
   def parseDescriptor(bytes: Bytes): FileDescriptor = {
     val d = parse(bytes, "FileDescriptor")(FileProtos.FileDescriptor.parseFrom)
-    FileDescriptor(d.getSchema.getFieldsList.asScala.map(flatField).toIndexedSeq, d.getLength)
+    FileDescriptor(d.getSchema.getFieldsList.asScala.map(flatField).toIndexedSeq, d.getLength, utf8Map(d.getSchema.getMetadataMap))
   }
 
   /** Builds a schema from the flat field list shared by data files and manifests. */

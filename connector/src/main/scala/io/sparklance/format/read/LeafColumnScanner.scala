@@ -56,30 +56,58 @@ final class LeafColumnScanner(file: LanceFileReader, column: ColumnInfo, val fie
       if (units != null) {
         units.next() match {
           case Some(u) => unit = u; itemPos = 0; valuePos = 0; return true
-          case None =>
-            units = null
-            val declared = column.pages(pageIndex).numRows
-            if (pageRows != declared) throw Errors.corrupt(file.path, s"$where, page $pageIndex: the levels describe $pageRows rows but the page declares $declared")
+          case None => endPage()
         }
       }
-      pageIndex += 1
-      pageRows = 0
-      if (pageIndex >= column.pages.length) { unit = null; return false }
-      val page = column.pages(pageIndex)
-      val layout = PageLayoutCodec.parse(page.encoding, s"$where, page $pageIndex")
-      layers = layout.layers
-      units = PageDecoders.open(file, page, layout, s"$where, page $pageIndex")
+      if (pageIndex + 1 >= column.pages.length) { pageIndex += 1; unit = null; return false }
+      openNextPage()
     }
     false
   }
 
-  /** Skips `n` top-level rows, skipping whole pages and chunks without decoding them. */
+  /** Moves to the next page and opens it; its units are decoded only as they are asked for. */
+  private def openNextPage(): Unit = {
+    pageIndex += 1
+    pageRows = 0
+    val page = column.pages(pageIndex)
+    val layout = PageLayoutCodec.parse(page.encoding, s"$where, page $pageIndex")
+    layers = layout.layers
+    units = PageDecoders.open(file, page, layout, s"$where, page $pageIndex")
+  }
+
+  /** Closes the current page, whose units are all read, checking that they held its rows. */
+  private def endPage(): Unit = {
+    units = null
+    val declared = column.pages(pageIndex).numRows
+    if (pageRows != declared) throw Errors.corrupt(file.path, s"$where, page $pageIndex: the levels describe $pageRows rows but the page declares $declared")
+  }
+
+  /**
+   * Skips `n` top-level rows: the rest of a decoded unit is sliced off, whole pages and
+   * chunks are stepped over without reading them, and only the unit the rows end in is
+   * decoded.
+   */
   def skipRows(n: Long): Unit = {
     var left = n
     var progress = true
     while (left > 0 && progress) {
       progress = false
+      // Without repetition a unit's items are rows: what is left of the current one is passed.
+      if (unit != null && itemPos < unit.numItems && unit.reps == null) {
+        val k = math.min(left, (unit.numItems - itemPos).toLong).toInt
+        rows(k)
+        left -= k
+        progress = true
+      }
       val unitDone = unit == null || itemPos >= unit.numItems
+      // A page whose rows have all been passed is closed, so that the next can be skipped
+      // whole (with repetition, the items of its last row could continue in a later unit).
+      if (left > 0 && unitDone && units != null && maxRep == 0 && pageRows == column.pages(pageIndex).numRows) {
+        if (units.next().isDefined) throw Errors.corrupt(file.path, s"$where, page $pageIndex holds more units than its ${pageRows} rows need")
+        endPage()
+        unit = null
+        progress = true
+      }
       // Whole pages, while nothing of the current page is pending.
       while (left > 0 && unitDone && units == null && pageIndex + 1 < column.pages.length &&
         column.pages(pageIndex + 1).numRows <= left) {
@@ -87,7 +115,11 @@ final class LeafColumnScanner(file: LanceFileReader, column: ColumnInfo, val fie
         left -= column.pages(pageIndex).numRows
         progress = true
       }
-      // Whole chunks of the current page.
+      // Whole chunks of the page the rows end in, opening it if need be.
+      if (left > 0 && unitDone && units == null && pageIndex + 1 < column.pages.length) {
+        openNextPage()
+        progress = true
+      }
       if (left > 0 && unitDone && units != null) {
         val skipped = units.skipWholeUnits(left)
         if (skipped > 0) { left -= skipped; pageRows += skipped; unit = null; progress = true }

@@ -71,8 +71,10 @@ object ManifestCodec {
           catch { case e: Exception => throw Errors.corrupt(bytes.path, 0, s"index '${i.getName}' has a damaged fragment bitmap", e) }
           Some(b)
         }
+      // A size is only a hint for opening the file; sizes that cannot be right are dropped.
+      val sizes = i.getFilesList.asScala.iterator.filter(_.getSizeBytes > 0).map(f => f.getPath -> f.getSizeBytes).toMap
       IndexMetadata(uuid, i.getName, i.getFieldsList.asScala.map(_.intValue).toIndexedSeq, i.getDatasetVersion, fragments,
-        i.getIndexDetails.getTypeUrl.split('.').last, if (i.hasBaseId) Some(i.getBaseId) else None)
+        i.getIndexDetails.getTypeUrl.split('.').last, if (i.hasBaseId) Some(i.getBaseId) else None, sizes)
     }.toIndexedSeq
   }
 
