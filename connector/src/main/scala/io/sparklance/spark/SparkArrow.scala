@@ -119,7 +119,7 @@ object SparkArrow {
           offsets.setInt(0, 0)
           (0 until n).foreach(i => offsets.setInt((i + 1).toLong * 4, (end(i) - first).toInt))
           val validity = new Array[Byte]((n + 7) / 8)
-          (0 until n).foreach(i => if (!src.isNull(i)) io.sparklance.format.read.BitCopy.setBit(validity, i))
+          (0 until n).foreach(i => if (!src.isNull(i)) io.sparklance.format.encoding.BitCopy.setBit(validity, i))
           io.sparklance.format.read.ArrowAssembler.load(o, n,
             Seq(io.sparklance.format.read.ArrowAssembler.validityBuffer(validity, n, allocator), offsets))
           val conv = convertTo(child, target.getChildren.get(0), allocator)

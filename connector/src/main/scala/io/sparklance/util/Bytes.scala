@@ -43,10 +43,22 @@ final class Bytes private (val path: String, val fileOffset: Long, private val b
   /** A read-only little-endian ByteBuffer over the whole view (position 0). */
   def byteBuffer: ByteBuffer = buf.asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN)
 
-  def toArray: Array[Byte] = {
-    val out = new Array[Byte](length)
-    buf.duplicate().get(out)
-    out
+  def toArray: Array[Byte] = copyOfRange(0, length, "copy")
+
+  /**
+   * Bytes `[off, off + len)` as a new array. A heap view copies with Arrays.copyOfRange, which
+   * the JIT fills without zeroing the array first.
+   */
+  def copyOfRange(off: Long, len: Int, what: => String): Array[Byte] = {
+    check(off, len, what)
+    if (buf.hasArray) {
+      val from = buf.arrayOffset() + buf.position() + off.toInt
+      java.util.Arrays.copyOfRange(buf.array(), from, from + len)
+    } else {
+      val out = new Array[Byte](len)
+      copyTo(off, out, 0, len)
+      out
+    }
   }
 
   /** Copies `len` bytes starting at `off` into `dst` at `dstOff`. */

@@ -11,11 +11,19 @@
 // shape: the outer loop walks rows, the inner loop walks lanes. For a fixed row every lane shares
 // the same word index and shift, so the inner loop is branch-free, reads and writes contiguous
 // slots, and is simple enough for HotSpot's C2 to unroll and vectorise.
+//
+// Unpacking reads the packed words and writes the values as little-endian bytes (the form of the
+// file and of an Arrow buffer), so a decoder unpacks straight into its output array. In bytes a
+// row of every word size is 128 bytes wide, so packed and output offsets advance in step. The
+// lanes of a row are adjacent words, so one 64-bit load holds 64/T of them side by side in both
+// the packed row and the output row: shifting the whole 64-bit word shifts every lane at once,
+// and masks replicated per lane drop the bits that cross into a neighbouring lane. 8-, 16- and
+// 32-bit words thus unpack 8, 4 and 2 values per operation.
 package io.sparklance.format.encoding
 
 import java.nio.{ByteBuffer, ByteOrder}
 
-import io.sparklance.util.{Bytes, Errors}
+import io.sparklance.util.{Bytes, Errors, LittleEndian => LE}
 
 object FastLanesBitpacking {
 
@@ -35,6 +43,12 @@ object FastLanesBitpacking {
   private val RowStart32 = rowStarts(32)
   private val RowStart64 = rowStarts(64)
 
+  // A value in every 8-, 16- or 32-bit lane of a 64-bit word: multiplying a lane's mask by these
+  // replicates it across the word.
+  private final val Lanes8 = 0x0101010101010101L
+  private final val Lanes16 = 0x0001000100010001L
+  private final val Lanes32 = 0x0000000100000001L
+
   /** Bytes of one block packed at `bitWidth` bits: 1024·W/8, independent of the word size. */
   def packedBytes(bitWidth: Int): Int = 128 * bitWidth
 
@@ -46,29 +60,32 @@ object FastLanesBitpacking {
 
   // ---- 8-bit words -----------------------------------------------------------------------------
 
-  /** Unpacks one block of `packedWords(8, width)` bytes at `packed(packedOff)` into `out(outOff until outOff + 1024)`. */
+  /**
+   * Unpacks one block: `packedBytes(width)` bytes at `packed(packedOff)` become 1024 bytes at
+   * `out(outOff)`.
+   */
   def unpack8(width: Int, packed: Array[Byte], packedOff: Int, out: Array[Byte], outOff: Int): Unit = {
     checkWidth(8, width)
     if (width == 0) { java.util.Arrays.fill(out, outOff, outOff + BlockValues, 0.toByte); return }
-    val mask = (1 << width) - 1
+    val mask = Lanes8 * ((1L << width) - 1)
     var row = 0
     var bit = 0
     while (row < 8) {
       val shift = bit & 7
       val src = packedOff + (bit >>> 3) * 128
       val dst = outOff + RowStart8(row)
-      var lane = 0
+      var i = 0
       if (shift + width <= 8) {
-        while (lane < 128) {
-          out(dst + lane) = (((packed(src + lane) & 0xff) >>> shift) & mask).toByte
-          lane += 1
-        }
+        while (i < 128) { LE.putLong(out, dst + i, (LE.getLong(packed, src + i) >>> shift) & mask); i += 8 }
       } else {
+        // The value continues in the next row's word: the low `back` bits of each lane come from
+        // this word, the rest from the low `shift` bits of the next.
         val back = 8 - shift
-        while (lane < 128) {
-          out(dst + lane) =
-            ((((packed(src + lane) & 0xff) >>> shift) | ((packed(src + 128 + lane) & 0xff) << back)) & mask).toByte
-          lane += 1
+        val keep = Lanes8 * ((1L << back) - 1)
+        val low = Lanes8 * ((1L << shift) - 1)
+        while (i < 128) {
+          LE.putLong(out, dst + i, (((LE.getLong(packed, src + i) >>> shift) & keep) | ((LE.getLong(packed, src + 128 + i) & low) << back)) & mask)
+          i += 8
         }
       }
       bit += width
@@ -76,7 +93,6 @@ object FastLanesBitpacking {
     }
   }
 
-  /** Packs `in(inOff until inOff + 1024)` at `width` bits into `packedWords(8, width)` bytes at `packed(packedOff)`. */
   def pack8(width: Int, in: Array[Byte], inOff: Int, packed: Array[Byte], packedOff: Int): Unit = {
     checkWidth(8, width)
     if (width == 0) return
@@ -111,28 +127,29 @@ object FastLanesBitpacking {
 
   // ---- 16-bit words ----------------------------------------------------------------------------
 
-  def unpack16(width: Int, packed: Array[Short], packedOff: Int, out: Array[Short], outOff: Int): Unit = {
+  /** Unpacks one block of little-endian 16-bit words into 1024 little-endian values (2048 bytes). */
+  def unpack16(width: Int, packed: Array[Byte], packedOff: Int, out: Array[Byte], outOff: Int): Unit = {
     checkWidth(16, width)
-    if (width == 0) { java.util.Arrays.fill(out, outOff, outOff + BlockValues, 0.toShort); return }
-    val mask = (1 << width) - 1
+    if (width == 0) { java.util.Arrays.fill(out, outOff, outOff + 2 * BlockValues, 0.toByte); return }
+    val mask = Lanes16 * ((1L << width) - 1)
     var row = 0
     var bit = 0
     while (row < 16) {
       val shift = bit & 15
-      val src = packedOff + (bit >>> 4) * 64
-      val dst = outOff + RowStart16(row)
-      var lane = 0
+      val src = packedOff + (bit >>> 4) * 128
+      val dst = outOff + RowStart16(row) * 2
+      var i = 0
       if (shift + width <= 16) {
-        while (lane < 64) {
-          out(dst + lane) = (((packed(src + lane) & 0xffff) >>> shift) & mask).toShort
-          lane += 1
-        }
+        while (i < 128) { LE.putLong(out, dst + i, (LE.getLong(packed, src + i) >>> shift) & mask); i += 8 }
       } else {
+        // The value continues in the next row's word: the low `back` bits of each lane come from
+        // this word, the rest from the low `shift` bits of the next.
         val back = 16 - shift
-        while (lane < 64) {
-          out(dst + lane) =
-            ((((packed(src + lane) & 0xffff) >>> shift) | ((packed(src + 64 + lane) & 0xffff) << back)) & mask).toShort
-          lane += 1
+        val keep = Lanes16 * ((1L << back) - 1)
+        val low = Lanes16 * ((1L << shift) - 1)
+        while (i < 128) {
+          LE.putLong(out, dst + i, (((LE.getLong(packed, src + i) >>> shift) & keep) | ((LE.getLong(packed, src + 128 + i) & low) << back)) & mask)
+          i += 8
         }
       }
       bit += width
@@ -171,24 +188,29 @@ object FastLanesBitpacking {
 
   // ---- 32-bit words ----------------------------------------------------------------------------
 
-  def unpack32(width: Int, packed: Array[Int], packedOff: Int, out: Array[Int], outOff: Int): Unit = {
+  /** Unpacks one block of little-endian 32-bit words into 1024 little-endian values (4096 bytes). */
+  def unpack32(width: Int, packed: Array[Byte], packedOff: Int, out: Array[Byte], outOff: Int): Unit = {
     checkWidth(32, width)
-    if (width == 0) { java.util.Arrays.fill(out, outOff, outOff + BlockValues, 0); return }
-    val mask = if (width == 32) -1 else (1 << width) - 1
+    if (width == 0) { java.util.Arrays.fill(out, outOff, outOff + 4 * BlockValues, 0.toByte); return }
+    val mask = Lanes32 * ((1L << width) - 1)
     var row = 0
     var bit = 0
     while (row < 32) {
       val shift = bit & 31
-      val src = packedOff + (bit >>> 5) * 32
-      val dst = outOff + RowStart32(row)
-      var lane = 0
+      val src = packedOff + (bit >>> 5) * 128
+      val dst = outOff + RowStart32(row) * 4
+      var i = 0
       if (shift + width <= 32) {
-        while (lane < 32) { out(dst + lane) = (packed(src + lane) >>> shift) & mask; lane += 1 }
+        while (i < 128) { LE.putLong(out, dst + i, (LE.getLong(packed, src + i) >>> shift) & mask); i += 8 }
       } else {
+        // The value continues in the next row's word: the low `back` bits of each lane come from
+        // this word, the rest from the low `shift` bits of the next.
         val back = 32 - shift
-        while (lane < 32) {
-          out(dst + lane) = ((packed(src + lane) >>> shift) | (packed(src + 32 + lane) << back)) & mask
-          lane += 1
+        val keep = Lanes32 * ((1L << back) - 1)
+        val low = Lanes32 * ((1L << shift) - 1)
+        while (i < 128) {
+          LE.putLong(out, dst + i, (((LE.getLong(packed, src + i) >>> shift) & keep) | ((LE.getLong(packed, src + 128 + i) & low) << back)) & mask)
+          i += 8
         }
       }
       bit += width
@@ -224,24 +246,25 @@ object FastLanesBitpacking {
 
   // ---- 64-bit words ----------------------------------------------------------------------------
 
-  def unpack64(width: Int, packed: Array[Long], packedOff: Int, out: Array[Long], outOff: Int): Unit = {
+  /** Unpacks one block of little-endian 64-bit words into 1024 little-endian values (8192 bytes). */
+  def unpack64(width: Int, packed: Array[Byte], packedOff: Int, out: Array[Byte], outOff: Int): Unit = {
     checkWidth(64, width)
-    if (width == 0) { java.util.Arrays.fill(out, outOff, outOff + BlockValues, 0L); return }
+    if (width == 0) { java.util.Arrays.fill(out, outOff, outOff + 8 * BlockValues, 0.toByte); return }
     val mask = if (width == 64) -1L else (1L << width) - 1
     var row = 0
     var bit = 0
     while (row < 64) {
       val shift = bit & 63
-      val src = packedOff + (bit >>> 6) * 16
-      val dst = outOff + RowStart64(row)
-      var lane = 0
+      val src = packedOff + (bit >>> 6) * 128
+      val dst = outOff + RowStart64(row) * 8
+      var i = 0
       if (shift + width <= 64) {
-        while (lane < 16) { out(dst + lane) = (packed(src + lane) >>> shift) & mask; lane += 1 }
+        while (i < 128) { LE.putLong(out, dst + i, (LE.getLong(packed, src + i) >>> shift) & mask); i += 8 }
       } else {
         val back = 64 - shift
-        while (lane < 16) {
-          out(dst + lane) = ((packed(src + lane) >>> shift) | (packed(src + 16 + lane) << back)) & mask
-          lane += 1
+        while (i < 128) {
+          LE.putLong(out, dst + i, ((LE.getLong(packed, src + i) >>> shift) | (LE.getLong(packed, src + 128 + i) << back)) & mask)
+          i += 8
         }
       }
       bit += width
@@ -277,34 +300,30 @@ object FastLanesBitpacking {
 
   // ---- from and to file bytes ------------------------------------------------------------------
 
-  /** Unpacks the block of `packedBytes(width)` bytes at `src(off)`; `width` comes from the file and is checked. */
-  def unpack8(src: Bytes, off: Long, width: Int, out: Array[Byte], outOff: Int): Unit =
-    unpackFrom(Words8, src, off, width, out, outOff)
+  /**
+   * Unpacks the block of `packedBytes(width)` bytes at `src(off)` into 1024 little-endian `bits`-bit
+   * values at `out(outOff)`; `width` comes from the file and is checked.
+   */
+  def unpack(bits: Int, src: Bytes, off: Long, width: Int, out: Array[Byte], outOff: Int): Unit = {
+    val k = wordKind(bits)
+    checkFileWidth(k, src, off, width)
+    val packed = new Array[Byte](packedBytes(width))
+    src.check(off, packed.length, s"FastLanes block packed at $width bits")
+    src.copyTo(off, packed, 0, packed.length)
+    k.unpack(width, packed, 0, out, outOff)
+  }
 
-  def unpack16(src: Bytes, off: Long, width: Int, out: Array[Short], outOff: Int): Unit =
-    unpackFrom(Words16, src, off, width, out, outOff)
-
-  def unpack32(src: Bytes, off: Long, width: Int, out: Array[Int], outOff: Int): Unit =
-    unpackFrom(Words32, src, off, width, out, outOff)
-
-  def unpack64(src: Bytes, off: Long, width: Int, out: Array[Long], outOff: Int): Unit =
-    unpackFrom(Words64, src, off, width, out, outOff)
+  /** Rejects a block width read from a file that does not fit the word size. */
+  private def checkFileWidth(k: WordKind, src: Bytes, off: Long, width: Long): Unit =
+    if (width < 0 || width > k.bits)
+      throw Errors.corrupt(src.path, src.fileOffset + math.max(off, 0L),
+        s"FastLanes block bit width ${java.lang.Long.toUnsignedString(width)} is outside 0..${k.bits} for ${k.bits}-bit values")
 
   /** Packs one block to its `packedBytes(width)` little-endian bytes. */
   def pack8(width: Int, in: Array[Byte], inOff: Int): Array[Byte] = packTo(Words8, width, in, inOff)
   def pack16(width: Int, in: Array[Short], inOff: Int): Array[Byte] = packTo(Words16, width, in, inOff)
   def pack32(width: Int, in: Array[Int], inOff: Int): Array[Byte] = packTo(Words32, width, in, inOff)
   def pack64(width: Int, in: Array[Long], inOff: Int): Array[Byte] = packTo(Words64, width, in, inOff)
-
-  private def unpackFrom(k: WordKind, src: Bytes, off: Long, width: Int, out: AnyRef, outOff: Int): Unit = {
-    if (width < 0 || width > k.bits)
-      throw Errors.corrupt(src.path, src.fileOffset + math.max(off, 0L),
-        s"FastLanes block bit width $width is outside 0..${k.bits} for ${k.bits}-bit values")
-    val words = packedWords(k.bits, width)
-    val scratch = k.newArray(words)
-    k.readWords(src, off, scratch, 0, words, s"FastLanes block packed at $width bits")
-    k.unpack(width, scratch, 0, out, outOff)
-  }
 
   private def packTo(k: WordKind, width: Int, in: AnyRef, inOff: Int): Array[Byte] = {
     val words = packedWords(k.bits, width)
@@ -325,7 +344,8 @@ object FastLanesBitpacking {
   private[encoding] sealed abstract class WordKind(val bits: Int) {
     final def bytes: Int = bits / 8
     def newArray(n: Int): AnyRef
-    def unpack(width: Int, packed: AnyRef, packedOff: Int, out: AnyRef, outOff: Int): Unit
+    /** Unpacks one block from little-endian packed words to little-endian values, both in bytes. */
+    def unpack(width: Int, packed: Array[Byte], packedOff: Int, out: Array[Byte], outOff: Int): Unit
     def pack(width: Int, in: AnyRef, inOff: Int, packed: AnyRef, packedOff: Int): Unit
 
     /** Reads `count` little-endian words at `src(off)` into `dst(dstOff until dstOff + count)`, bounds-checked. */
@@ -351,8 +371,7 @@ object FastLanesBitpacking {
 
   private[encoding] object Words8 extends WordKind(8) {
     def newArray(n: Int): AnyRef = new Array[Byte](n)
-    def unpack(w: Int, p: AnyRef, po: Int, o: AnyRef, oo: Int): Unit =
-      unpack8(w, p.asInstanceOf[Array[Byte]], po, o.asInstanceOf[Array[Byte]], oo)
+    def unpack(w: Int, p: Array[Byte], po: Int, o: Array[Byte], oo: Int): Unit = unpack8(w, p, po, o, oo)
     def pack(w: Int, i: AnyRef, io: Int, p: AnyRef, po: Int): Unit =
       pack8(w, i.asInstanceOf[Array[Byte]], io, p.asInstanceOf[Array[Byte]], po)
     def readWords(src: Bytes, off: Long, dst: AnyRef, dstOff: Int, count: Int, what: => String): Unit =
@@ -371,8 +390,7 @@ object FastLanesBitpacking {
 
   private[encoding] object Words16 extends WordKind(16) {
     def newArray(n: Int): AnyRef = new Array[Short](n)
-    def unpack(w: Int, p: AnyRef, po: Int, o: AnyRef, oo: Int): Unit =
-      unpack16(w, p.asInstanceOf[Array[Short]], po, o.asInstanceOf[Array[Short]], oo)
+    def unpack(w: Int, p: Array[Byte], po: Int, o: Array[Byte], oo: Int): Unit = unpack16(w, p, po, o, oo)
     def pack(w: Int, i: AnyRef, io: Int, p: AnyRef, po: Int): Unit =
       pack16(w, i.asInstanceOf[Array[Short]], io, p.asInstanceOf[Array[Short]], po)
     def readWords(src: Bytes, off: Long, dst: AnyRef, dstOff: Int, count: Int, what: => String): Unit =
@@ -393,8 +411,7 @@ object FastLanesBitpacking {
 
   private[encoding] object Words32 extends WordKind(32) {
     def newArray(n: Int): AnyRef = new Array[Int](n)
-    def unpack(w: Int, p: AnyRef, po: Int, o: AnyRef, oo: Int): Unit =
-      unpack32(w, p.asInstanceOf[Array[Int]], po, o.asInstanceOf[Array[Int]], oo)
+    def unpack(w: Int, p: Array[Byte], po: Int, o: Array[Byte], oo: Int): Unit = unpack32(w, p, po, o, oo)
     def pack(w: Int, i: AnyRef, io: Int, p: AnyRef, po: Int): Unit =
       pack32(w, i.asInstanceOf[Array[Int]], io, p.asInstanceOf[Array[Int]], po)
     def readWords(src: Bytes, off: Long, dst: AnyRef, dstOff: Int, count: Int, what: => String): Unit =
@@ -415,8 +432,7 @@ object FastLanesBitpacking {
 
   private[encoding] object Words64 extends WordKind(64) {
     def newArray(n: Int): AnyRef = new Array[Long](n)
-    def unpack(w: Int, p: AnyRef, po: Int, o: AnyRef, oo: Int): Unit =
-      unpack64(w, p.asInstanceOf[Array[Long]], po, o.asInstanceOf[Array[Long]], oo)
+    def unpack(w: Int, p: Array[Byte], po: Int, o: Array[Byte], oo: Int): Unit = unpack64(w, p, po, o, oo)
     def pack(w: Int, i: AnyRef, io: Int, p: AnyRef, po: Int): Unit =
       pack64(w, i.asInstanceOf[Array[Long]], io, p.asInstanceOf[Array[Long]], po)
     def readWords(src: Bytes, off: Long, dst: AnyRef, dstOff: Int, count: Int, what: => String): Unit =

@@ -18,7 +18,7 @@ package io.sparklance.format.encoding
 
 import java.nio.{ByteBuffer, ByteOrder}
 
-import io.sparklance.util.{Bytes, Errors}
+import io.sparklance.util.{Bytes, Errors, LittleEndian => LE}
 
 /** A parsed, validated FSST symbol table; `path` names its page for error messages. */
 final class FsstSymbolTable private[encoding] (
@@ -78,114 +78,100 @@ object Fsst {
     new FsstSymbolTable(table.path, encoderSwitch, n, symbols, lengths)
   }
 
-  /** Decompresses every value of `compressed`. */
-  def decode(table: FsstSymbolTable, compressed: VariableData): VariableData =
-    decode(table, compressed.offsets, compressed.bytes)
+  /**
+   * Decompresses every value of `compressed` into one growing array. `compressed` comes from the
+   * Variable layer (mini-block chunks) or a 2.0 binary page; its offsets are checked again here.
+   */
+  def decode(table: FsstSymbolTable, compressed: VariableData): VariableData = decode(table, compressed, TypicalExpansion)
+
+  /** FSST typically shrinks text to a third or a quarter. */
+  private final val TypicalExpansion = 4.0
 
   /**
-   * Decompresses the values `bytes(offsets(i) until offsets(i + 1))`. The offsets need not start
-   * at 0 but must be non-decreasing within `bytes`. The result's offsets start at 0.
+   * Decodes the chunks of one page with its table. It remembers how much the last chunk grew,
+   * so that the next chunk's output array is sized right the first time rather than grown (and
+   * copied) near its end.
    */
-  def decode(table: FsstSymbolTable, offsets: Array[Int], bytes: Array[Byte]): VariableData = {
-    val n = offsets.length - 1
-    if (n < 0) throw Errors.corrupt(table.path, "FSST values come with no offsets")
-    if (offsets(0) < 0 || offsets(0) > bytes.length)
-      throw Errors.corrupt(table.path, s"FSST values start at ${offsets(0)}, outside the ${bytes.length} compressed bytes")
-    var i = 0
-    while (i < n) {
-      if (offsets(i + 1) < offsets(i) || offsets(i + 1) > bytes.length)
-        throw Errors.corrupt(table.path,
-          s"FSST value $i spans [${offsets(i)}, ${offsets(i + 1)}), not within the ${bytes.length} compressed bytes")
-      i += 1
-    }
-    if (!table.encoderSwitch) {
-      if (offsets(0) == 0 && offsets(n) == bytes.length) return new VariableData(offsets, bytes)
-      val rebased = offsets.map(_ - offsets(0))
-      return new VariableData(rebased, java.util.Arrays.copyOfRange(bytes, offsets(0), offsets(n)))
-    }
-    val total = decodedLength(table, offsets, bytes)
-    val out = new Array[Byte](total)
-    val outOffsets = new Array[Int](n + 1)
-    var o = 0
-    var v = 0
-    while (v < n) {
-      o = expand(table, bytes, offsets(v), offsets(v + 1), out, o)
-      v += 1
-      outOffsets(v) = o
-    }
-    new VariableData(outOffsets, out)
-  }
+  final class Decoder(table: FsstSymbolTable) {
+    private var expansion = TypicalExpansion
 
-  /** Decompresses one value (full-zip pages compress each value on its own). */
-  def decodeValue(table: FsstSymbolTable, value: Array[Byte]): Array[Byte] =
-    if (!table.encoderSwitch) value
-    else {
-      val bounds = Array(0, value.length)
-      val out = new Array[Byte](decodedLength(table, bounds, value))
-      expand(table, value, 0, value.length, out, 0)
+    def decode(compressed: VariableData): VariableData = {
+      val out = Fsst.decode(table, compressed, expansion)
+      if (compressed.dataLength > 0) expansion = out.dataLength.toDouble / compressed.dataLength
       out
     }
-
-  /**
-   * Validates every code and returns the exact output size, so the output is allocated from a
-   * size bounded by the input (at most 8 bytes out per byte in) and nothing is written from
-   * unchecked codes.
-   */
-  private def decodedLength(table: FsstSymbolTable, offsets: Array[Int], in: Array[Byte]): Int = {
-    val lengths = table.lengths
-    val numSymbols = table.numSymbols
-    var total = 0L
-    var v = 0
-    while (v < offsets.length - 1) {
-      var p = offsets(v)
-      val end = offsets(v + 1)
-      while (p < end) {
-        val c = in(p) & 0xff
-        if (c == Escape) {
-          if (p + 1 >= end)
-            throw Errors.corrupt(table.path,
-              s"FSST value $v ends with an escape code at byte ${p - offsets(v)} and no byte after it")
-          total += 1
-          p += 2
-        } else {
-          if (c >= numSymbols)
-            throw Errors.corrupt(table.path,
-              s"FSST value $v uses code $c at byte ${p - offsets(v)}, but the symbol table has $numSymbols symbols")
-          total += lengths(c)
-          p += 1
-        }
-      }
-      v += 1
-    }
-    if (total > MaxSymbolLength.toLong * (offsets(offsets.length - 1) - offsets(0)))
-      throw new IllegalStateException(s"FSST output of $total bytes is more than 8 times its input")
-    if (total > GeneralCompression.MaxArrayBytes)
-      throw Errors.unsupported(s"an FSST page that decompresses to $total bytes (over 2 GiB)", table.path)
-    total.toInt
   }
 
-  /** Writes the expansion of `in(from until to)` at `out(o)`; codes were checked by `decodedLength`. */
-  private def expand(table: FsstSymbolTable, in: Array[Byte], from: Int, to: Int, out: Array[Byte], o0: Int): Int = {
+  /** `expansion`: the expected output bytes per compressed byte, to size the output. */
+  private def decode(table: FsstSymbolTable, compressed: VariableData, expansion: Double): VariableData = {
+    val offsets = compressed.offsets
+    val in = compressed.bytes
+    val n = compressed.count
+    if (n < 0) throw Errors.corrupt(table.path, "FSST values come with no offsets")
+    if (offsets(0) != 0)
+      throw Errors.corrupt(table.path, s"FSST values start at ${offsets(0)}, not at byte 0 of the compressed bytes")
+    var longest = 0
+    var i = 0
+    while (i < n) {
+      if (offsets(i + 1) < offsets(i) || offsets(i + 1) > in.length)
+        throw Errors.corrupt(table.path,
+          s"FSST value $i spans [${offsets(i)}, ${offsets(i + 1)}), not within the ${in.length} compressed bytes")
+      longest = math.max(longest, offsets(i + 1) - offsets(i))
+      i += 1
+    }
+    if (!table.encoderSwitch) return compressed
+    // Room for the expected output plus the worst case of the last value (see `expand`), with
+    // a little margin, so that growing is the exception.
+    val expected = (expansion * 1.05 * offsets(n)).toLong + MaxSymbolLength.toLong * longest + 16
+    val out = new VariableDataBuilder(n, expected, table.path)
+    var v = 0
+    while (v < n) {
+      expand(table, in, offsets(v), offsets(v + 1), out, v)
+      v += 1
+    }
+    out.result()
+  }
+
+  /**
+   * Decompresses `in(from until to)` as the next value of `out` (full-zip pages compress each
+   * value on its own); `index` numbers the value for error messages.
+   */
+  def decodeValue(table: FsstSymbolTable, in: Array[Byte], from: Int, to: Int, out: VariableDataBuilder, index: Int): Unit =
+    if (!table.encoderSwitch) out.append(in, from, to - from)
+    else expand(table, in, from, to, out, index)
+
+  /**
+   * Writes the expansion of `in(from until to)` as the next value of `out`, checking every code.
+   * Each symbol is written as one 8-byte word (its bytes from the low end), and the output moves
+   * on by the symbol's length; an escape writes one byte. A code of at most 8 bytes per input
+   * byte then never writes past `8 * (to - from)` bytes after the value's start, which is the
+   * room reserved.
+   */
+  private def expand(table: FsstSymbolTable, in: Array[Byte], from: Int, to: Int, out: VariableDataBuilder, index: Int): Unit = {
+    val buf = out.reserve(MaxSymbolLength.toLong * (to - from))
     val symbols = table.symbols
     val lengths = table.lengths
-    var o = o0
+    val numSymbols = table.numSymbols
+    var o = out.end
     var p = from
     while (p < to) {
       val c = in(p) & 0xff
-      if (c == Escape) {
-        out(o) = in(p + 1)
+      if (c < numSymbols) {
+        LE.putLong(buf, o, symbols(c))
+        o += lengths(c)
+        p += 1
+      } else if (c == Escape && p + 1 < to) {
+        buf(o) = in(p + 1)
         o += 1
         p += 2
+      } else if (c == Escape) {
+        throw Errors.corrupt(table.path, s"FSST value $index ends with an escape code at byte ${p - from} and no byte after it")
       } else {
-        var s = symbols(c)
-        val len = lengths(c)
-        var k = 0
-        while (k < len) { out(o + k) = s.toByte; s >>>= 8; k += 1 }
-        o += len
-        p += 1
+        throw Errors.corrupt(table.path,
+          s"FSST value $index uses code $c at byte ${p - from}, but the symbol table has $numSymbols symbols")
       }
     }
-    o
+    out.endValue(o)
   }
 
   // ---- writer side -------------------------------------------------------------------------------
@@ -226,11 +212,11 @@ object Fsst {
     require(symbols.size <= 255, s"${symbols.size} symbols; FSST allows at most 255")
     val byFirst = Array.fill(256)(List.empty[Int])
     symbols.indices.reverse.foreach(c => byFirst(symbols(c)(0) & 0xff) ::= c)
-    val out = new java.io.ByteArrayOutputStream(data.bytes.length)
-    val offsets = new Array[Int](data.numValues + 1)
+    val out = new java.io.ByteArrayOutputStream(data.dataLength)
+    val offsets = new Array[Int](data.count + 1)
     val in = data.bytes
     var v = 0
-    while (v < data.numValues) {
+    while (v < data.count) {
       var p = data.offsets(v)
       val end = data.offsets(v + 1)
       while (p < end) {

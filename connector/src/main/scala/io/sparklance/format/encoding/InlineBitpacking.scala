@@ -9,77 +9,81 @@
 // zig-zag or frame of reference, so any negative value forces W = T.
 //
 // The writer uses this as a mini-block value compressor (one block per chunk) and as a block
-// compressor for up to 1024 rep/def levels. We decode any number of blocks back to back.
+// compressor for up to 1024 rep/def levels. We decode any number of blocks back to back, to the
+// little-endian bytes of the values.
 package io.sparklance.format.encoding
 
 import java.nio.{ByteBuffer, ByteOrder}
 
-import io.sparklance.format.encoding.FastLanesBitpacking.{packedWords, BlockValues, WordKind}
+import io.sparklance.format.encoding.FastLanesBitpacking.{packedBytes, packedWords, BlockValues, WordKind}
 import io.sparklance.util.{Bytes, Errors}
 
 object InlineBitpacking {
 
-  /** Decodes `numValues` unsigned 8-bit values; `src` must hold exactly their blocks. */
-  def decode8(src: Bytes, numValues: Int): Array[Byte] =
-    decode(FastLanesBitpacking.Words8, src, numValues).asInstanceOf[Array[Byte]]
+  /** Decodes `numValues` unsigned `bits`-bit values (8, 16, 32 or 64); `src` must hold exactly their blocks. */
+  def decode(bits: Int, src: Bytes, numValues: Int): FixedWidthValues = new Decoder(bits).decode(src, numValues)
 
-  def decode16(src: Bytes, numValues: Int): Array[Short] =
-    decode(FastLanesBitpacking.Words16, src, numValues).asInstanceOf[Array[Short]]
+  /**
+   * Decodes inline bit-packed values of one word size to little-endian bytes. A page keeps one
+   * for all its chunks: it holds a block of scratch, so that decoding a chunk allocates nothing
+   * but the chunk's output.
+   */
+  final class Decoder(bits: Int) {
+    private val k: WordKind = FastLanesBitpacking.wordKind(bits)
+    // A block packed at W = T is 1024 words, the most possible; a short last block unpacks
+    // into `tail` first.
+    private val packed = new Array[Byte](BlockValues * k.bytes)
+    private val tail = new Array[Byte](BlockValues * k.bytes)
 
-  def decode32(src: Bytes, numValues: Int): Array[Int] =
-    decode(FastLanesBitpacking.Words32, src, numValues).asInstanceOf[Array[Int]]
-
-  def decode64(src: Bytes, numValues: Int): Array[Long] =
-    decode(FastLanesBitpacking.Words64, src, numValues).asInstanceOf[Array[Long]]
+    def decode(src: Bytes, numValues: Int): FixedWidthValues = {
+      if (numValues < 0)
+        throw Errors.corrupt(src.path, src.fileOffset, s"inline bit-packed buffer asked for $numValues values")
+      val blocks = ((numValues.toLong + BlockValues - 1) / BlockValues).toInt
+      // Every block carries at least its width word, which bounds numValues by the buffer size
+      // before anything is allocated from it.
+      if (blocks.toLong * k.bytes > src.length)
+        throw Errors.corrupt(src.path, src.fileOffset,
+          s"$numValues inline bit-packed ${k.bits}-bit values need $blocks blocks of at least ${k.bytes} bytes " +
+            s"each, but the buffer has only ${src.length} bytes")
+      if (numValues.toLong * k.bytes > GeneralCompression.MaxArrayBytes)
+        throw Errors.unsupported(s"a buffer of $numValues ${k.bits}-bit values (over 2 GiB)", src.path)
+      val out = new Array[Byte](numValues * k.bytes)
+      val blockBytes = BlockValues * k.bytes
+      var pos = 0L
+      var b = 0
+      while (b < blocks) {
+        val width = k.readUnsigned(src, pos)
+        if (width < 0 || width > k.bits)
+          throw Errors.corrupt(src.path, src.fileOffset + pos,
+            s"inline bit-packed block $b declares bit width ${java.lang.Long.toUnsignedString(width)}, " +
+              s"more than the ${k.bits}-bit value width")
+        val w = width.toInt
+        val size = packedBytes(w)
+        src.check(pos + k.bytes, size, s"inline bit-packed block $b at $w bits")
+        src.copyTo(pos + k.bytes, packed, 0, size)
+        val first = b * blockBytes
+        if (numValues - b * BlockValues >= BlockValues) k.unpack(w, packed, 0, out, first)
+        else {
+          k.unpack(w, packed, 0, tail, 0)
+          System.arraycopy(tail, 0, out, first, out.length - first)
+        }
+        pos += k.bytes + size
+        b += 1
+      }
+      // The writer records each buffer's exact size, so bytes left over mean the count or the
+      // buffer boundaries are wrong; decoding on would hand back values from the wrong place.
+      if (pos != src.length)
+        throw Errors.corrupt(src.path, src.fileOffset + pos,
+          s"$numValues inline bit-packed ${k.bits}-bit values end at byte $pos of a ${src.length}-byte buffer")
+      new FixedWidthValues(bits, out, numValues)
+    }
+  }
 
   /** Encodes `values(off until off + n)`, each block at the narrowest width that holds it. */
   def encode8(values: Array[Byte], off: Int, n: Int): Array[Byte] = encode(FastLanesBitpacking.Words8, values, off, n)
   def encode16(values: Array[Short], off: Int, n: Int): Array[Byte] = encode(FastLanesBitpacking.Words16, values, off, n)
   def encode32(values: Array[Int], off: Int, n: Int): Array[Byte] = encode(FastLanesBitpacking.Words32, values, off, n)
   def encode64(values: Array[Long], off: Int, n: Int): Array[Byte] = encode(FastLanesBitpacking.Words64, values, off, n)
-
-  private def decode(k: WordKind, src: Bytes, numValues: Int): AnyRef = {
-    if (numValues < 0)
-      throw Errors.corrupt(src.path, src.fileOffset, s"inline bit-packed buffer asked for $numValues values")
-    val blocks = ((numValues.toLong + BlockValues - 1) / BlockValues).toInt
-    // Every block carries at least its width word, which bounds numValues by the buffer size
-    // before anything is allocated from it.
-    if (blocks.toLong * k.bytes > src.length)
-      throw Errors.corrupt(src.path, src.fileOffset,
-        s"$numValues inline bit-packed ${k.bits}-bit values need $blocks blocks of at least ${k.bytes} bytes " +
-          s"each, but the buffer has only ${src.length} bytes")
-    val out = k.newArray(numValues)
-    val packed = k.newArray(BlockValues) // a block packed at W = T has 1024 words, the most possible
-    var tail: AnyRef = null
-    var pos = 0L
-    var b = 0
-    while (b < blocks) {
-      val width = k.readUnsigned(src, pos)
-      if (width < 0 || width > k.bits)
-        throw Errors.corrupt(src.path, src.fileOffset + pos,
-          s"inline bit-packed block $b declares bit width ${java.lang.Long.toUnsignedString(width)}, " +
-            s"more than the ${k.bits}-bit value width")
-      val w = width.toInt
-      val words = packedWords(k.bits, w)
-      k.readWords(src, pos + k.bytes, packed, 0, words, s"inline bit-packed block $b at $w bits")
-      val first = b * BlockValues
-      val here = math.min(BlockValues, numValues - first)
-      if (here == BlockValues) k.unpack(w, packed, 0, out, first)
-      else {
-        if (tail == null) tail = k.newArray(BlockValues)
-        k.unpack(w, packed, 0, tail, 0)
-        System.arraycopy(tail, 0, out, first, here)
-      }
-      pos += k.bytes + words.toLong * k.bytes
-      b += 1
-    }
-    // The writer records each buffer's exact size, so bytes left over mean the count or the
-    // buffer boundaries are wrong; decoding on would hand back values from the wrong place.
-    if (pos != src.length)
-      throw Errors.corrupt(src.path, src.fileOffset + pos,
-        s"$numValues inline bit-packed ${k.bits}-bit values end at byte $pos of a ${src.length}-byte buffer")
-    out
-  }
 
   private def encode(k: WordKind, values: AnyRef, off: Int, n: Int): Array[Byte] = {
     require(n >= 0 && off >= 0 && off <= java.lang.reflect.Array.getLength(values) - n, s"range [$off, +$n) outside the input")

@@ -12,45 +12,19 @@ package io.sparklance.format.encoding
 
 import java.nio.{ByteBuffer, ByteOrder}
 
-import io.sparklance.format.encoding.FastLanesBitpacking.{packedWords, BlockValues, WordKind}
+import io.sparklance.format.encoding.FastLanesBitpacking.{packedBytes, packedWords, BlockValues, WordKind}
 import io.sparklance.util.{Bytes, Errors}
 
 object OutOfLineBitpacking {
 
   /**
-   * Decodes `numValues` values packed at `bitWidth` bits. The buffer length must match exactly one
-   * of the two tail layouts. With `bitWidth` 0 the buffer is empty whatever `numValues` is, so the
-   * caller must have bounded `numValues` already (it comes from page metadata).
+   * Decodes `numValues` unsigned `bits`-bit values (8, 16, 32 or 64) packed at `bitWidth` bits to
+   * their little-endian bytes. The buffer length must match exactly one of the two tail layouts.
+   * With `bitWidth` 0 the buffer is empty whatever `numValues` is, so the caller must have bounded
+   * `numValues` already (it comes from page metadata).
    */
-  def decode8(src: Bytes, bitWidth: Int, numValues: Int): Array[Byte] =
-    decode(FastLanesBitpacking.Words8, src, bitWidth, numValues).asInstanceOf[Array[Byte]]
-
-  def decode16(src: Bytes, bitWidth: Int, numValues: Int): Array[Short] =
-    decode(FastLanesBitpacking.Words16, src, bitWidth, numValues).asInstanceOf[Array[Short]]
-
-  def decode32(src: Bytes, bitWidth: Int, numValues: Int): Array[Int] =
-    decode(FastLanesBitpacking.Words32, src, bitWidth, numValues).asInstanceOf[Array[Int]]
-
-  def decode64(src: Bytes, bitWidth: Int, numValues: Int): Array[Long] =
-    decode(FastLanesBitpacking.Words64, src, bitWidth, numValues).asInstanceOf[Array[Long]]
-
-  /** Encodes `values(off until off + n)` at `bitWidth` bits, which must hold every value. */
-  def encode8(values: Array[Byte], off: Int, n: Int, bitWidth: Int): Array[Byte] =
-    encode(FastLanesBitpacking.Words8, values, off, n, bitWidth)
-  def encode16(values: Array[Short], off: Int, n: Int, bitWidth: Int): Array[Byte] =
-    encode(FastLanesBitpacking.Words16, values, off, n, bitWidth)
-  def encode32(values: Array[Int], off: Int, n: Int, bitWidth: Int): Array[Byte] =
-    encode(FastLanesBitpacking.Words32, values, off, n, bitWidth)
-  def encode64(values: Array[Long], off: Int, n: Int, bitWidth: Int): Array[Byte] =
-    encode(FastLanesBitpacking.Words64, values, off, n, bitWidth)
-
-  /** The narrowest width that holds every value of `values(off until off + n)`, read as unsigned. */
-  def bitWidth8(values: Array[Byte], off: Int, n: Int): Int = FastLanesBitpacking.bitLength(FastLanesBitpacking.Words8.or(values, off, n))
-  def bitWidth16(values: Array[Short], off: Int, n: Int): Int = FastLanesBitpacking.bitLength(FastLanesBitpacking.Words16.or(values, off, n))
-  def bitWidth32(values: Array[Int], off: Int, n: Int): Int = FastLanesBitpacking.bitLength(FastLanesBitpacking.Words32.or(values, off, n))
-  def bitWidth64(values: Array[Long], off: Int, n: Int): Int = FastLanesBitpacking.bitLength(FastLanesBitpacking.Words64.or(values, off, n))
-
-  private def decode(k: WordKind, src: Bytes, bitWidth: Int, numValues: Int): AnyRef = {
+  def decode(bits: Int, src: Bytes, bitWidth: Int, numValues: Int): FixedWidthValues = {
+    val k = FastLanesBitpacking.wordKind(bits)
     if (bitWidth < 0 || bitWidth > k.bits)
       throw Errors.corrupt(src.path, src.fileOffset,
         s"out-of-line bit packing width $bitWidth is outside 0..${k.bits} for ${k.bits}-bit values")
@@ -73,25 +47,46 @@ object OutOfLineBitpacking {
         s"$numValues values bit-packed out of line at $bitWidth bits need ${fullWords + (if (tail > 0) perBlock else 0)} " +
           s"${k.bits}-bit words${if (tail > 0) s" (or ${fullWords + tail} with an unpacked tail)" else ""}, " +
           s"but the buffer holds $haveWords")
-    val out = k.newArray(numValues)
-    val packed = k.newArray(perBlock)
+    if (numValues.toLong * k.bytes > GeneralCompression.MaxArrayBytes)
+      throw Errors.unsupported(s"a buffer of $numValues ${k.bits}-bit values (over 2 GiB)", src.path)
+    val out = new Array[Byte](numValues * k.bytes)
+    val blockBytes = packedBytes(bitWidth)
+    val packed = new Array[Byte](blockBytes)
     var b = 0
     while (b < fullBlocks) {
-      k.readWords(src, b.toLong * perBlock * k.bytes, packed, 0, perBlock, s"out-of-line bit-packed block $b")
-      k.unpack(bitWidth, packed, 0, out, b * BlockValues)
+      src.copyTo(b.toLong * blockBytes, packed, 0, blockBytes)
+      k.unpack(bitWidth, packed, 0, out, b * BlockValues * k.bytes)
       b += 1
     }
-    val tailOff = fullWords * k.bytes
+    val tailOff = fullBlocks.toLong * blockBytes
+    val tailAt = fullBlocks * BlockValues * k.bytes
     if (rawTail) {
-      k.readWords(src, tailOff, out, fullBlocks * BlockValues, tail, "out-of-line bit-packed raw tail")
+      // Raw tail words are already the little-endian values.
+      src.copyTo(tailOff, out, tailAt, tail * k.bytes)
     } else if (packedTail) {
-      val block = k.newArray(BlockValues)
-      k.readWords(src, tailOff, packed, 0, perBlock, "out-of-line bit-packed tail block")
+      val block = new Array[Byte](BlockValues * k.bytes)
+      src.copyTo(tailOff, packed, 0, blockBytes)
       k.unpack(bitWidth, packed, 0, block, 0)
-      System.arraycopy(block, 0, out, fullBlocks * BlockValues, tail)
+      System.arraycopy(block, 0, out, tailAt, tail * k.bytes)
     }
-    out
+    new FixedWidthValues(bits, out, numValues)
   }
+
+  /** Encodes `values(off until off + n)` at `bitWidth` bits, which must hold every value. */
+  def encode8(values: Array[Byte], off: Int, n: Int, bitWidth: Int): Array[Byte] =
+    encode(FastLanesBitpacking.Words8, values, off, n, bitWidth)
+  def encode16(values: Array[Short], off: Int, n: Int, bitWidth: Int): Array[Byte] =
+    encode(FastLanesBitpacking.Words16, values, off, n, bitWidth)
+  def encode32(values: Array[Int], off: Int, n: Int, bitWidth: Int): Array[Byte] =
+    encode(FastLanesBitpacking.Words32, values, off, n, bitWidth)
+  def encode64(values: Array[Long], off: Int, n: Int, bitWidth: Int): Array[Byte] =
+    encode(FastLanesBitpacking.Words64, values, off, n, bitWidth)
+
+  /** The narrowest width that holds every value of `values(off until off + n)`, read as unsigned. */
+  def bitWidth8(values: Array[Byte], off: Int, n: Int): Int = FastLanesBitpacking.bitLength(FastLanesBitpacking.Words8.or(values, off, n))
+  def bitWidth16(values: Array[Short], off: Int, n: Int): Int = FastLanesBitpacking.bitLength(FastLanesBitpacking.Words16.or(values, off, n))
+  def bitWidth32(values: Array[Int], off: Int, n: Int): Int = FastLanesBitpacking.bitLength(FastLanesBitpacking.Words32.or(values, off, n))
+  def bitWidth64(values: Array[Long], off: Int, n: Int): Int = FastLanesBitpacking.bitLength(FastLanesBitpacking.Words64.or(values, off, n))
 
   private def encode(k: WordKind, values: AnyRef, off: Int, n: Int, bitWidth: Int): Array[Byte] = {
     require(n >= 0 && off >= 0 && off <= java.lang.reflect.Array.getLength(values) - n, s"range [$off, +$n) outside the input")

@@ -33,22 +33,21 @@ object VariableLayout {
       throw Errors.corrupt(src.path, src.fileOffset, s"mini-block Variable buffer asked for $numValues values")
     val offsetsLen = (numValues + 1L) * width
     src.check(0, offsetsLen, s"${numValues + 1} offsets of a mini-block Variable buffer")
-    val raw = readOffsets(src, 0, width, numValues + 1)
-    toVariableData(src, raw, width, firstMin = offsetsLen, bytesStart = 0, limit = src.length,
+    toVariableData(src, 0, width, numValues + 1, firstMin = offsetsLen, bytesStart = 0, limit = src.length,
       what = "mini-block Variable")
   }
 
   /** The mini-block value buffer for all of `data`, padded as the Rust chunker pads. */
   def encodeMiniBlock(data: VariableData, bitsPerOffset: Int): Array[Byte] = {
     val width = writerOffsetBytes(bitsPerOffset)
-    val start = (data.numValues + 1L) * width
-    val end = start + data.bytes.length
+    val start = (data.count + 1L) * width
+    val end = start + data.dataLength
     val padded = (end + width - 1) / width * width
     if (width == 4 && end > 0xffffffffL) throw new IllegalArgumentException(s"$end bytes do not fit 32-bit offsets")
     val out = new Array[Byte](Math.toIntExact(padded))
     val buf = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN)
     data.offsets.foreach { o => if (width == 4) buf.putInt((start + o).toInt) else buf.putLong(start + o) }
-    buf.put(data.bytes)
+    buf.put(data.bytes, 0, data.dataLength)
     while (buf.hasRemaining) buf.put(MiniBlockPad)
     out
   }
@@ -87,22 +86,21 @@ object VariableLayout {
       throw Errors.corrupt(src.path, src.fileOffset,
         s"block Variable data starts at byte $bytesStart, but ${numValues + 1} ${width * 8}-bit offsets after a " +
           s"$offsetsStart-byte header end at byte ${offsetsStart + offsetsLen} (buffer of ${src.length} bytes)")
-    val raw = readOffsets(src, offsetsStart, width, numValues + 1)
-    toVariableData(src, raw, width, firstMin = 0, bytesStart = bytesStart, limit = src.length - bytesStart,
-      what = "block Variable")
+    toVariableData(src, offsetsStart, width, numValues + 1, firstMin = 0, bytesStart = bytesStart,
+      limit = src.length - bytesStart, what = "block Variable")
   }
 
   /** The block form (current layout) of `data` with 32- or 64-bit offsets. */
   def encodeBlock(data: VariableData, bitsPerOffset: Int): Array[Byte] = {
     val width = writerOffsetBytes(bitsPerOffset)
-    val bytesStart = 2L * width + (data.numValues + 1L) * width
-    if (width == 4 && data.bytes.length.toLong > 0xffffffffL - bytesStart)
+    val bytesStart = 2L * width + (data.count + 1L) * width
+    if (width == 4 && data.dataLength.toLong > 0xffffffffL - bytesStart)
       throw new IllegalArgumentException("data too large for 32-bit offsets")
-    val out = new Array[Byte](Math.toIntExact(bytesStart + data.bytes.length))
+    val out = new Array[Byte](Math.toIntExact(bytesStart + data.dataLength))
     val buf = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN)
     if (width == 4) { buf.putInt(32); buf.putInt(bytesStart.toInt) } else { buf.putLong(64); buf.putLong(bytesStart) }
     data.offsets.foreach { o => if (width == 4) buf.putInt(o) else buf.putLong(o.toLong) }
-    buf.put(data.bytes)
+    buf.put(data.bytes, 0, data.dataLength)
     out
   }
 
@@ -118,46 +116,35 @@ object VariableLayout {
     case _ => throw new IllegalArgumentException(s"offsets must be 32 or 64 bits, not $bits")
   }
 
-  /** Offsets as unsigned values in Longs (a negative 64-bit offset reads as huge and fails the bounds check). */
-  private def readOffsets(src: Bytes, at: Long, width: Int, count: Int): Array[Long] = {
-    val out = new Array[Long](count)
-    if (width == 4) {
-      val ints = new Array[Int](count)
-      FastLanesBitpacking.Words32.readWords(src, at, ints, 0, count, "Variable offsets")
-      var i = 0
-      while (i < count) { out(i) = ints(i) & 0xffffffffL; i += 1 }
-    } else {
-      FastLanesBitpacking.Words64.readWords(src, at, out, 0, count, "Variable offsets")
-    }
-    out
-  }
-
   /**
-   * Checks that `raw` offsets are non-decreasing, start at or after `firstMin` and end within
-   * `limit`, then copies the values they cover (located at `bytesStart + offset` in `src`) and
-   * rebases the offsets to 0.
+   * Reads `count` offsets of `width` bytes at `src(at)`, checks that they start at or after
+   * `firstMin`, never decrease and end within `limit`, then copies the values they cover
+   * (located at `bytesStart + offset` in `src`) and rebases the offsets to 0. Offsets are
+   * unsigned: a 64-bit offset with the top bit set is out of range, not negative.
    */
-  private def toVariableData(src: Bytes, raw: Array[Long], width: Int, firstMin: Long, bytesStart: Long,
+  private def toVariableData(src: Bytes, at: Long, width: Int, count: Int, firstMin: Long, bytesStart: Long,
       limit: Long, what: String): VariableData = {
+    val offsets = new Array[Int](count)
+    val wide = if (width == 8) new Array[Long](count) else null
+    if (wide == null) FastLanesBitpacking.Words32.readWords(src, at, offsets, 0, count, s"$what offsets")
+    else FastLanesBitpacking.Words64.readWords(src, at, wide, 0, count, s"$what offsets")
+    def raw(i: Int): Long = if (wide == null) offsets(i) & 0xffffffffL else wide(i)
     val first = raw(0)
-    if (first < firstMin || first > limit)
+    if (java.lang.Long.compareUnsigned(first, firstMin) < 0 || java.lang.Long.compareUnsigned(first, limit) > 0)
       throw Errors.corrupt(src.path, src.fileOffset,
         s"$what offset 0 is ${java.lang.Long.toUnsignedString(first)}, outside [$firstMin, $limit]")
-    val offsets = new Array[Int](raw.length)
-    var i = 1
-    while (i < raw.length) {
+    var prev = first
+    var i = 0
+    while (i < count) {
       val o = raw(i)
-      // Unsigned compare: a 64-bit offset with the top bit set is out of range, not negative.
-      if (java.lang.Long.compareUnsigned(o, raw(i - 1)) < 0 || java.lang.Long.compareUnsigned(o, limit) > 0)
+      if (java.lang.Long.compareUnsigned(o, prev) < 0 || java.lang.Long.compareUnsigned(o, limit) > 0)
         throw Errors.corrupt(src.path, src.fileOffset,
           s"$what offset $i is ${java.lang.Long.toUnsignedString(o)}; offsets must not decrease " +
-            s"(previous ${raw(i - 1)}) and must stay within $limit bytes")
+            s"(previous $prev) and must stay within $limit bytes")
       offsets(i) = (o - first).toInt
+      prev = o
       i += 1
     }
-    val len = (raw(raw.length - 1) - first).toInt
-    val bytes = new Array[Byte](len)
-    src.copyTo(bytesStart + first, bytes, 0, len)
-    new VariableData(offsets, bytes)
+    new VariableData(offsets, src.copyOfRange(bytesStart + first, offsets(count - 1), s"$what values"))
   }
 }

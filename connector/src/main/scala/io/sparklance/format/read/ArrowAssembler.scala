@@ -6,7 +6,8 @@ import org.apache.arrow.vector.complex.FixedSizeListVector
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode
 import org.apache.arrow.vector.types.pojo.Field
 
-import io.sparklance.util.Errors
+import io.sparklance.format.encoding._
+import io.sparklance.util.{Errors, LittleEndian => LE}
 
 // Spec: the Arrow columnar format; lance-format/lance docs/src/format/file/encoding.md
 // ("Repetition and definition levels"). Turns decoded leaf values into Arrow vectors:
@@ -60,7 +61,7 @@ object ArrowAssembler {
           val items = values.map {
             case f: FixedSizeListValues if f.dimension == dim => f
             case _: NullValues => null
-            case other => throw Errors.corrupt(where, s"a fixed-size list of $dim decoded to ${describe(other)}")
+            case other => throw Errors.corrupt(where, s"a fixed-size list of $dim decoded to ${other.describe}")
           }
           val itemValidity: Array[Byte] =
             if (items.forall(x => x == null || x.itemValidity == null)) null
@@ -87,7 +88,7 @@ object ArrowAssembler {
           val parts = values.map {
             case s: StructValues if s.children.length == v.size() => Some(s)
             case _: NullValues => None
-            case other => throw Errors.corrupt(where, s"a packed struct decoded to ${describe(other)}")
+            case other => throw Errors.corrupt(where, s"a packed struct decoded to ${other.describe}")
           }
           load(v, n, Seq(validityBuffer(validity, n, allocator)))
           (0 until v.size()).foreach { c =>
@@ -143,7 +144,7 @@ object ArrowAssembler {
             var i = 0
             while (i < v.count) { if ((f.data(i) & 1) != 0) BitCopy.setBit(out, pos + i); i += 1 }
           case _: NullValues =>
-          case other => throw Errors.corrupt(where, s"a boolean column decoded to ${describe(other)}")
+          case other => throw Errors.corrupt(where, s"a boolean column decoded to ${other.describe}")
         }
         pos += v.count
       }
@@ -161,7 +162,7 @@ object ArrowAssembler {
           v match {
             case f: FixedWidthValues if f.bitsPerValue == width * 8 => buf.setBytes(pos, f.data, 0, len)
             case _: NullValues => buf.setZero(pos, len)
-            case other => throw Errors.corrupt(where, s"a column of ${width * 8}-bit values decoded to ${describe(other)}")
+            case other => throw Errors.corrupt(where, s"a column of ${width * 8}-bit values decoded to ${other.describe}")
           }
           pos += len
         }
@@ -172,42 +173,40 @@ object ArrowAssembler {
 
   private def variableData(values: IndexedSeq[DecodedValues], n: Int, large: Boolean, allocator: BufferAllocator, where: String): (ArrowBuf, ArrowBuf) = {
     val totalBytes = values.iterator.map {
-      case v: VariableWidthValues => (v.offsets(v.count) - v.offsets(0)).toLong
+      case v: VariableData => v.dataLength.toLong
       case _: NullValues => 0L
-      case other => throw Errors.corrupt(where, s"a variable-width column decoded to ${describe(other)}")
+      case other => throw Errors.corrupt(where, s"a variable-width column decoded to ${other.describe}")
     }.sum
     if (!large && totalBytes > Int.MaxValue)
       throw Errors.unsupported(s"a batch of $totalBytes string bytes (over 2 GiB)", s"$where; lower the batch size")
+    // The offsets are written little-endian into a heap array and copied over in one go: one
+    // checked ArrowBuf.setInt per value costs several times more.
     val ow = if (large) 8 else 4
-    val offsets = allocator.buffer(Math.multiplyExact(n.toLong + 1, ow.toLong))
+    val staged = new Array[Byte](Math.multiplyExact(n + 1, ow))
+    val offsets = allocator.buffer(staged.length.toLong)
     val data =
       try allocator.buffer(math.max(totalBytes, 1L))
       catch { case t: Throwable => offsets.close(); throw t }
-    var item = 0
-    var pos = 0L
-    def putOffset(i: Int, v: Long): Unit = if (large) offsets.setLong(i.toLong * 8, v) else offsets.setInt(i.toLong * 4, v.toInt)
-    putOffset(0, 0)
-    try values.foreach {
-      case v: VariableWidthValues =>
-        val base = v.offsets(0)
-        data.setBytes(pos, v.data, base, (v.offsets(v.count) - base).toLong)
-        var i = 0
-        while (i < v.count) { putOffset(item + i + 1, pos + (v.offsets(i + 1) - base)); i += 1 }
-        item += v.count
-        pos += v.offsets(v.count) - base
-      case v =>
-        var i = 0
-        while (i < v.count) { putOffset(item + i + 1, pos); i += 1 }
-        item += v.count
+    try {
+      var at = ow // offset 0 is 0
+      var pos = 0L
+      values.foreach {
+        case v: VariableData =>
+          data.setBytes(pos, v.bytes, 0, v.dataLength.toLong)
+          val o = v.offsets
+          var i = 1
+          if (large) while (i <= v.count) { LE.putLong(staged, at, pos + o(i)); at += 8; i += 1 }
+          else {
+            val base = pos.toInt
+            while (i <= v.count) { LE.putInt(staged, at, base + o(i)); at += 4; i += 1 }
+          }
+          pos += v.dataLength
+        case v =>
+          var i = 0
+          while (i < v.count) { if (large) LE.putLong(staged, at, pos) else LE.putInt(staged, at, pos.toInt); at += ow; i += 1 }
+      }
+      offsets.setBytes(0, staged)
     } catch { case t: Throwable => offsets.close(); data.close(); throw t }
     (offsets, data)
-  }
-
-  private def describe(v: DecodedValues): String = v match {
-    case f: FixedWidthValues => s"${f.bitsPerValue}-bit values"
-    case _: VariableWidthValues => "variable-width values"
-    case f: FixedSizeListValues => s"fixed-size lists of ${f.dimension}"
-    case s: StructValues => s"structs of ${s.children.length} children"
-    case _: NullValues => "no values"
   }
 }

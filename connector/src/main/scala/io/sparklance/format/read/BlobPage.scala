@@ -2,6 +2,7 @@ package io.sparklance.format.read
 
 import java.nio.{ByteBuffer, ByteOrder}
 
+import io.sparklance.format.encoding.{DecodedValues, FixedWidthValues, StructValues}
 import io.sparklance.format.layout.PageLayout
 import io.sparklance.util.Errors
 

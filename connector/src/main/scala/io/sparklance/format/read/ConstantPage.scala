@@ -1,5 +1,6 @@
 package io.sparklance.format.read
 
+import io.sparklance.format.encoding.{DecodedValues, FixedWidthValues, NullValues, VariableData}
 import io.sparklance.format.layout.PageLayout
 import io.sparklance.util.{Bytes, Errors}
 
@@ -66,7 +67,7 @@ object ConstantPage {
         val data = new Array[Byte](Math.multiplyExact(value.length, visible))
         i = 0
         while (i < visible) { System.arraycopy(value, 0, data, i * value.length, value.length); i += 1 }
-        new VariableWidthValues(offsets, data, visible)
+        new VariableData(offsets, data)
       case Some(Right(parts)) => throw Errors.unsupportedEncoding(where, "?", s"a constant of ${parts.length} Arrow buffers")
     }
     PageDecoders.single(new LeafData(layout.layers, numItems, reps, defs, values))

@@ -1,6 +1,7 @@
 package io.sparklance.format.read
 
-import io.sparklance.format.encoding.{CompressiveEncoding => CE, Fsst, GeneralCompression}
+import io.sparklance.format.encoding._
+import io.sparklance.format.encoding.{CompressiveEncoding => CE}
 import io.sparklance.format.layout.PageLayout
 import io.sparklance.util.{Bytes, Errors}
 
@@ -24,6 +25,9 @@ object FullZipPage {
     val bitsDef = layout.bitsDef
     if (bitsRep < 0 || bitsDef < 0 || bitsRep + bitsDef > 32) throw Errors.corrupt(where, s"control word of $bitsRep + $bitsDef bits")
     val ctlBytes = bitsRep + bitsDef match { case 0 => 0; case t if t <= 8 => 1; case t if t <= 16 => 2; case _ => 4 }
+    // Every item takes at least one byte (a control word, a value or a length), which bounds
+    // the declared count before arrays are allocated from it.
+    if (n > buf.length) throw Errors.corrupt(where, s"a full-zip page declares $n items in ${buf.length} bytes")
     val maxVisible = layout.layers.takeWhile(!_.isList).map(_.defLevels).sum
     val reps = if (bitsRep > 0) new Array[Short](n) else null
     val defs = if (bitsDef > 0) new Array[Short](n) else null
@@ -75,76 +79,108 @@ object FullZipPage {
     if (o != buf.length) throw Errors.corrupt(buf.path, buf.fileOffset + o, s"${buf.length - o} bytes follow the last item of a full-zip page ($where)")
     if (visible != layout.numVisibleItems)
       throw Errors.corrupt(where, s"found $visible visible items but the page declares ${layout.numVisibleItems}")
-    val values = perValue(layout.valueCompression, buf, starts, lengths, visible, fixedBytes, where)
+    // Without control words every item is a visible value, so fixed-width values lie back to back.
+    val values = perValue(layout.valueCompression, buf, starts, lengths, visible, fixedBytes, ctlBytes == 0, where)
     PageDecoders.single(new LeafData(layout.layers, n, reps, defs, values))
   }
 
-  /** One child of a variable packed struct, from its per-row byte strings. */
-  private def packedChild(f: CE.PackedField, values: Array[Array[Byte]], n: Int, where: String): DecodedValues =
-    (f.value, f.bitsPerValue) match {
-      case (CE.Flat(bits, None), Some(b)) if bits == b =>
-        val w = (b / 8).toInt
-        val out = new Array[Byte](Math.multiplyExact(n, w))
-        var i = 0
-        while (i < n) { if (values(i).length == w) System.arraycopy(values(i), 0, out, i * w, w); i += 1 }
-        new FixedWidthValues(bits, out, n)
-      case (enc, None) =>
-        val decode: Array[Byte] => Array[Byte] = enc match {
-          case CE.Variable(_, None) => identity
-          case CE.Fsst(table, CE.Variable(_, None)) => val t = Fsst.parseSymbolTable(table, where); v => Fsst.decodeValue(t, v)
-          case CE.General(c, CE.Variable(_, None)) =>
-            v => GeneralCompression.decompress(c.scheme, Bytes.wrap(where, 0, v), ValueDecoders.MaxBufferBytes).toArray
-          case other => throw Errors.unsupportedEncoding(where, "?", s"packed struct child encoding ${other.describe}")
+  /**
+   * Variable-width values at `buf(starts(i), +lengths(i))`, each compressed on its own by `enc`
+   * and decoded into one growing array. A start of -1 is a null slot: an empty value.
+   */
+  private def variableValues(enc: CE, buf: Bytes, starts: Array[Long], lengths: Array[Long], n: Int, where: String): VariableData = {
+    var total = 0L
+    var longest = 0L
+    var i = 0
+    while (i < n) { total += lengths(i); longest = math.max(longest, lengths(i)); i += 1 }
+    enc match {
+      case CE.Variable(_, None) =>
+        val out = new VariableDataBuilder(n, total, where)
+        i = 0
+        while (i < n) { if (starts(i) < 0) out.appendEmpty() else out.append(buf, starts(i), lengths(i).toInt); i += 1 }
+        out.result()
+      case CE.Fsst(table, CE.Variable(_, None)) =>
+        val t = Fsst.parseSymbolTable(table, where)
+        // FSST text typically grows 3-4x back; each value reserves room for 8x of its codes.
+        val out = new VariableDataBuilder(n, 4 * total + Fsst.MaxSymbolLength * longest + 16, where)
+        var scratch = new Array[Byte](256)
+        i = 0
+        while (i < n) {
+          if (starts(i) < 0) out.appendEmpty()
+          else {
+            val len = lengths(i).toInt
+            if (scratch.length < len) scratch = new Array[Byte](math.max(len, 2 * scratch.length))
+            buf.copyTo(starts(i), scratch, 0, len)
+            Fsst.decodeValue(t, scratch, 0, len, out, i)
+          }
+          i += 1
         }
-        VariableWidthValues.of(values.map(decode), where)
-      case (other, _) => throw Errors.unsupportedEncoding(where, "?", s"packed struct child encoding ${other.describe}")
+        out.result()
+      case CE.General(c, CE.Variable(_, None)) =>
+        val out = new VariableDataBuilder(n, total, where)
+        i = 0
+        while (i < n) {
+          if (starts(i) < 0) out.appendEmpty()
+          else {
+            val v = GeneralCompression.decompress(c.scheme, buf.slice(starts(i), lengths(i), s"$where, item $i"), ValueDecoders.MaxBufferBytes)
+            out.append(v, 0, v.length)
+          }
+          i += 1
+        }
+        out.result()
+      case other => throw Errors.unsupportedEncoding(where, "?", s"full-zip value encoding ${other.describe}")
+    }
+  }
+
+  /** The `n` values of `w` bytes at `buf(starts(i))`, one after the other; one copy when `contiguous`. */
+  private def gatherFixed(buf: Bytes, starts: Array[Long], w: Int, n: Int, contiguous: Boolean, where: String): Array[Byte] =
+    if (contiguous) buf.copyOfRange(0, Math.multiplyExact(n, w), s"$where, values")
+    else {
+      val data = new Array[Byte](Math.multiplyExact(n, w))
+      var i = 0
+      while (i < n) { buf.copyTo(starts(i), data, i * w, w); i += 1 }
+      data
     }
 
   private def perValue(enc: CE, buf: Bytes, starts: Array[Long], lengths: Array[Long], n: Int,
-                       fixedBytes: Option[Long], where: String): DecodedValues = {
-    def raw(i: Int): Array[Byte] =
-      if (starts(i) < 0) Array.emptyByteArray
-      else { val a = new Array[Byte](lengths(i).toInt); buf.copyTo(starts(i), a, 0, a.length); a }
-    def gather(f: Array[Byte] => Array[Byte]): VariableWidthValues =
-      VariableWidthValues.of(Array.tabulate(n)(i => if (starts(i) < 0) Array.emptyByteArray else f(raw(i))), where)
-    (enc, fixedBytes) match {
+                       valueBytes: Option[Long], contiguous: Boolean, where: String): DecodedValues =
+    (enc, valueBytes) match {
       case (CE.Flat(bits, None), Some(w)) if bits == w * 8 =>
-        val data = new Array[Byte](Math.multiplyExact(n, w.toInt))
-        var i = 0
-        while (i < n) { buf.copyTo(starts(i), data, i * w.toInt, w.toInt); i += 1 }
-        new FixedWidthValues(bits, data, n)
-      case (CE.Variable(_, None), None) => gather(identity)
-      case (CE.Fsst(table, CE.Variable(_, None)), None) =>
-        val t = Fsst.parseSymbolTable(table, where)
-        gather(v => Fsst.decodeValue(t, v))
-      case (CE.General(c, CE.Variable(_, None)), None) =>
-        gather(v => GeneralCompression.decompress(c.scheme, Bytes.wrap(where, 0, v), ValueDecoders.MaxBufferBytes).toArray)
+        new FixedWidthValues(bits, gatherFixed(buf, starts, w.toInt, n, contiguous, where), n)
+      case (CE.Variable(_, None) | CE.Fsst(_, CE.Variable(_, None)) | CE.General(_, CE.Variable(_, None)), None) =>
+        variableValues(enc, buf, starts, lengths, n, where)
       case (CE.FixedSizeList(dim, hasValidity, CE.Flat(bits, None)), Some(w)) if bits % 8 == 0 =>
         // Per value: ceil(dim / 8) bytes of item validity (if any), then dim flat items.
         val d = ValueDecoders.fslDimension(dim, where)
         val vBytes = if (hasValidity) (d + 7) / 8 else 0
         val itemBytes = bits / 8
         if (w != vBytes + d.toLong * itemBytes) throw Errors.corrupt(where, s"full-zip values of $w bytes do not hold $d items of $bits bits")
-        val data = new Array[Byte](Math.multiplyExact(Math.multiplyExact(n, d), itemBytes))
-        val validity = if (hasValidity) new Array[Byte]((n * d + 7) / 8) else null
-        val one = new Array[Byte](vBytes)
-        var i = 0
-        while (i < n) {
-          if (hasValidity) { buf.copyTo(starts(i), one, 0, vBytes); BitCopy.copyBits(one, 0, validity, i * d, d) }
-          buf.copyTo(starts(i) + vBytes, data, i * d * itemBytes, d * itemBytes)
-          i += 1
+        val items = Math.multiplyExact(n, d)
+        if (!hasValidity) new FixedSizeListValues(d, null, new FixedWidthValues(bits, gatherFixed(buf, starts, w.toInt, n, contiguous, where), items), n)
+        else {
+          val data = new Array[Byte](Math.multiplyExact(items, itemBytes))
+          val validity = new Array[Byte]((items + 7) / 8)
+          val one = new Array[Byte](vBytes)
+          var i = 0
+          while (i < n) {
+            buf.copyTo(starts(i), one, 0, vBytes)
+            BitCopy.copyBits(one, 0, validity, i * d, d)
+            buf.copyTo(starts(i) + vBytes, data, i * d * itemBytes, d * itemBytes)
+            i += 1
+          }
+          new FixedSizeListValues(d, validity, new FixedWidthValues(bits, data, items), n)
         }
-        new FixedSizeListValues(d, validity, new FixedWidthValues(bits, data, n * d), n)
       case (CE.VariablePackedStruct(fields), None) =>
         // Each row concatenates its children: fixed ones by width, variable ones behind a
         // 32/64-bit length; each child value is then decompressed on its own.
-        val parts = fields.map(_ => new Array[Array[Byte]](n))
+        val childStarts = fields.map(_ => new Array[Long](n))
+        val childLengths = fields.map(_ => new Array[Long](n))
         var i = 0
         while (i < n) {
           var o = starts(i)
           val end = if (starts(i) < 0) o else starts(i) + lengths(i)
           fields.indices.foreach { k =>
-            if (starts(i) < 0) parts(k)(i) = Array.emptyByteArray
+            if (starts(i) < 0) childStarts(k)(i) = -1
             else {
               val f = fields(k)
               val len: Long = (f.bitsPerValue, f.bitsPerLength) match {
@@ -154,15 +190,30 @@ object FullZipPage {
                 case _ => throw Errors.corrupt(where, s"packed struct child $k has neither a byte width nor a 32/64-bit length")
               }
               if (len > end - o) throw Errors.corrupt(buf.path, buf.fileOffset + o, s"packed struct child $k of $len bytes overruns its row ($where)")
-              val a = new Array[Byte](len.toInt); buf.copyTo(o, a, 0, a.length); o += len
-              parts(k)(i) = a
+              childStarts(k)(i) = o
+              childLengths(k)(i) = len
+              o += len
             }
           }
           if (o != end) throw Errors.corrupt(buf.path, buf.fileOffset + o, s"${end - o} bytes left over in a packed struct row ($where)")
           i += 1
         }
-        new StructValues(fields.indices.map(k => packedChild(fields(k), parts(k), n, where)), n)
+        new StructValues(fields.indices.map(k => packedChild(fields(k), buf, childStarts(k), childLengths(k), n, where)), n)
       case (other, _) => throw Errors.unsupportedEncoding(where, "?", s"full-zip value encoding ${other.describe}")
     }
-  }
+
+  /** One child of a variable packed struct, from where its value sits in each row. */
+  private def packedChild(f: CE.PackedField, buf: Bytes, starts: Array[Long], lengths: Array[Long], n: Int, where: String): DecodedValues =
+    (f.value, f.bitsPerValue) match {
+      case (CE.Flat(bits, None), Some(b)) if bits == b =>
+        // A null row has no bytes: its slot stays zero.
+        val w = (b / 8).toInt
+        val out = new Array[Byte](Math.multiplyExact(n, w))
+        var i = 0
+        while (i < n) { if (starts(i) >= 0 && lengths(i) == w) buf.copyTo(starts(i), out, i * w, w); i += 1 }
+        new FixedWidthValues(bits, out, n)
+      case (enc @ (CE.Variable(_, None) | CE.Fsst(_, CE.Variable(_, None)) | CE.General(_, CE.Variable(_, None))), None) =>
+        variableValues(enc, buf, starts, lengths, n, where)
+      case (other, _) => throw Errors.unsupportedEncoding(where, "?", s"packed struct child encoding ${other.describe}")
+    }
 }

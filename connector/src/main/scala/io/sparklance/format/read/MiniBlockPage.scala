@@ -41,12 +41,20 @@ final class MiniBlockPage(buffers: IndexedSeq[Bytes], data: io.sparklance.format
   }
   private val numBuffers = layout.numBuffers.toInt
 
-  /** The dictionary of the page, decoded once. */
-  private val dictionary: Option[DecodedValues] = layout.dictionary.map { enc =>
+  /** The dictionary of the page, decoded once and prepared for lookups. */
+  private val dictionary: Option[Dictionaries.Dictionary] = layout.dictionary.map { enc =>
     val n = layout.numDictionaryItems
     if (n < 0 || n > Int.MaxValue) throw Errors.corrupt(where, s"a dictionary of $n items")
-    ValueDecoders.block(enc, buffers(1), n.toInt, s"$where, dictionary")
+    Dictionaries.prepare(ValueDecoders.block(enc, buffers(1), n.toInt, s"$where, dictionary"), s"$where, dictionary")
   }
+
+  // Built on the first chunk (a page without chunks never needs them) and reused for the rest.
+  private lazy val valueDecoder = ValueDecoders.miniBlock(layout.valueCompression, where)
+  private lazy val repDecoder = layout.repCompression.map(ValueDecoders.block(_, s"$where, repetition levels")).orNull
+  private lazy val defDecoder = layout.defCompression.map(ValueDecoders.block(_, s"$where, definition levels")).orNull
+
+  /** Definition levels at or below this have a value (the layers inside the innermost list). */
+  private val maxVisibleDef = layout.layers.takeWhile(!_.isList).map(_.defLevels).sum
 
   private var chunk = 0
   private var dataPos = 0L
@@ -92,11 +100,13 @@ final class MiniBlockPage(buffers: IndexedSeq[Bytes], data: io.sparklance.format
 
   /** `valuesHint`: the value count from the chunk metadata (exact for chunks without levels). */
   private def decodeChunk(c: Bytes, valuesHint: Long, last: Boolean): LeafData = {
-    val cw = s"$where, chunk $chunk"
+    def cw = s"$where, chunk $chunk"
     var o = 0L
     val numLevels = c.u16(o); o += 2
-    val repBytes = if (layout.repCompression.isDefined) { val v = c.u16(o); o += 2; v } else 0
-    val defBytes = if (layout.defCompression.isDefined) { val v = c.u16(o); o += 2; v } else 0
+    val hasReps = layout.repCompression.isDefined
+    val hasDefs = layout.defCompression.isDefined
+    val repBytes = if (hasReps) { val v = c.u16(o); o += 2; v } else 0
+    val defBytes = if (hasDefs) { val v = c.u16(o); o += 2; v } else 0
     val sizes = new Array[Long](numBuffers)
     var b = 0
     while (b < numBuffers) {
@@ -105,18 +115,21 @@ final class MiniBlockPage(buffers: IndexedSeq[Bytes], data: io.sparklance.format
       b += 1
     }
     o = align8(o)
-    val hasLevels = layout.repCompression.isDefined || layout.defCompression.isDefined
-    val reps = layout.repCompression.map { enc =>
-      val r = ValueDecoders.levels(enc, c.slice(o, repBytes, s"$cw repetition levels"), numLevels, s"$cw repetition levels")
+    val hasLevels = hasReps || hasDefs
+    val reps = if (!hasReps) null else {
+      val r = ValueDecoders.levels(repDecoder, c.slice(o, repBytes, s"$cw repetition levels"), numLevels, s"$cw repetition levels")
       o = align8(o + repBytes); r
-    }.orNull
-    val defs = layout.defCompression.map { enc =>
-      val d = ValueDecoders.levels(enc, c.slice(o, defBytes, s"$cw definition levels"), numLevels, s"$cw definition levels")
+    }
+    val defs = if (!hasDefs) null else {
+      val d = ValueDecoders.levels(defDecoder, c.slice(o, defBytes, s"$cw definition levels"), numLevels, s"$cw definition levels")
       o = align8(o + defBytes); d
-    }.orNull
-    val valueBuffers = sizes.indices.map { i =>
-      val s = c.slice(o, sizes(i), s"$cw value buffer $i")
-      o = align8(o + sizes(i)); s
+    }
+    val valueBuffers = new Array[Bytes](numBuffers)
+    b = 0
+    while (b < numBuffers) {
+      valueBuffers(b) = c.slice(o, sizes(b), s"$cw value buffer $b")
+      o = align8(o + sizes(b))
+      b += 1
     }
     val numItems = if (hasLevels) numLevels else valuesHint.toInt
     if (hasLevels && numLevels == 0 && valuesHint > 0)
@@ -124,20 +137,22 @@ final class MiniBlockPage(buffers: IndexedSeq[Bytes], data: io.sparklance.format
     // The number of values: visible items when levels exist, else one per item.
     val numValues =
       if (!hasLevels) valuesHint
-      else if (reps == null) numLevels.toLong
+      else if (reps == null || defs == null) numLevels.toLong
       else {
-        val mv = layout.layers.takeWhile(!_.isList).map(_.defLevels).sum
-        if (defs == null) numLevels.toLong else defs.iterator.take(numLevels).count(_ <= mv).toLong
+        var visible = 0L
+        var i = 0
+        while (i < numLevels) { if (defs(i) <= maxVisibleDef) visible += 1; i += 1 }
+        visible
       }
     if (numValues < 0 || numValues > Int.MaxValue) throw Errors.corrupt(where, s"chunk $chunk holds $numValues values")
-    val rawValues = ValueDecoders.miniBlock(layout.valueCompression, valueBuffers, numValues.toInt, cw)
+    val rawValues = valueDecoder.decode(scala.collection.immutable.ArraySeq.unsafeWrapArray(valueBuffers), numValues.toInt, cw)
     if (rawValues.count != numValues)
       throw Errors.corrupt(where, s"chunk $chunk decoded ${rawValues.count} values, expected $numValues")
     if (numValues != valuesHint)
       throw Errors.corrupt(where, s"chunk $chunk holds $numValues values but its metadata says $valuesHint")
     // The page's num_items counts values (visible items), not level entries.
     itemsSoFar += numValues
-    val values = dictionary.fold(rawValues)(d => Dictionaries.lookup(d, rawValues, cw))
+    val values = if (dictionary.isEmpty) rawValues else Dictionaries.lookup(dictionary.get, rawValues, cw)
     new LeafData(layout.layers, numItems, reps, defs, values)
   }
 

@@ -8,6 +8,7 @@ import org.apache.arrow.vector.complex.{LargeListVector, ListVector, StructVecto
 import org.apache.arrow.vector.types.pojo.Field
 
 import io.sparklance.format.LanceField
+import io.sparklance.format.encoding.{BitCopy, DecodedValues}
 import io.sparklance.format.layout.RepDefLayer
 import io.sparklance.util.Errors
 

@@ -71,26 +71,13 @@ object BitpackedDecoder {
     val src: Bytes = ctx.buffer(b.buffer, "bitpacked_for_non_neg")
     if (blocks * blockBytes > src.length)
       throw ctx.corrupt(s"$blocks blocks of $blockBytes bytes need ${blocks * blockBytes} bytes but the buffer holds ${src.length}")
-    val padded = blocks * FastLanesBitpacking.BlockValues
-    val out = ByteBuffer.allocate(ctx.arrayLength(len.toLong * (t / 8), "bitpacked output")).order(ByteOrder.LITTLE_ENDIAN)
-    t match {
-      case 8 =>
-        val v = new Array[Byte](padded)
-        (0 until blocks).foreach(k => FastLanesBitpacking.unpack8(src, k * blockBytes, w, v, k * 1024))
-        out.put(v, 0, len)
-      case 16 =>
-        val v = new Array[Short](padded)
-        (0 until blocks).foreach(k => FastLanesBitpacking.unpack16(src, k * blockBytes, w, v, k * 1024))
-        out.asShortBuffer().put(v, 0, len)
-      case 32 =>
-        val v = new Array[Int](padded)
-        (0 until blocks).foreach(k => FastLanesBitpacking.unpack32(src, k * blockBytes, w, v, k * 1024))
-        out.asIntBuffer().put(v, 0, len)
-      case _ =>
-        val v = new Array[Long](padded)
-        (0 until blocks).foreach(k => FastLanesBitpacking.unpack64(src, k * blockBytes, w, v, k * 1024))
-        out.asLongBuffer().put(v, 0, len)
+    // Whole blocks unpack to little-endian values; the last block's padding is cut off.
+    val out = new Array[Byte](ctx.arrayLength(blocks.toLong * FastLanesBitpacking.BlockValues * (t / 8), "bitpacked output"))
+    var k = 0
+    while (k < blocks) {
+      FastLanesBitpacking.unpack(t, src, k * blockBytes, w, out, k * FastLanesBitpacking.BlockValues * (t / 8))
+      k += 1
     }
-    PageValues.Fixed(t, out.array(), n, Validity.AllValid)
+    PageValues.Fixed(t, java.util.Arrays.copyOf(out, len * (t / 8)), n, Validity.AllValid)
   }
 }

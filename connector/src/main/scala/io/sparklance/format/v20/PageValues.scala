@@ -1,7 +1,6 @@
 package io.sparklance.format.v20
 
-import io.sparklance.format.encoding.VariableData
-import io.sparklance.format.read.BitCopy
+import io.sparklance.format.encoding.{BitCopy, VariableData}
 
 // Spec: lance-format/lance rust/lance-encoding/src/data.rs (the DataBlock shapes a 2.0 page
 // decodes to). One decoded page, held until the scanner has consumed its rows, in the
@@ -59,7 +58,7 @@ object PageValues {
 
   /** Variable-width values (offsets start at 0). */
   final case class Variable(data: VariableData, validity: Validity) extends PageValues {
-    def length: Long = data.numValues.toLong
+    def length: Long = data.count.toLong
     def withValidity(v: Validity): PageValues = copy(validity = v)
   }
 

@@ -9,7 +9,7 @@ import org.apache.arrow.vector.{BaseFixedWidthVector, BaseLargeVariableWidthVect
 import org.apache.arrow.vector.complex.{FixedSizeListVector, StructVector}
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode
 
-import io.sparklance.format.read.BitCopy
+import io.sparklance.format.encoding.BitCopy
 import io.sparklance.util.Errors
 
 // Spec: the Arrow columnar format (validity bitmaps, offsets, child arrays). Copies the rows

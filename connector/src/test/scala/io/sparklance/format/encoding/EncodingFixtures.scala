@@ -35,6 +35,25 @@ object EncodingFixtures extends Assertions {
     v
   }
 
+  /** Decoded little-endian values as Longs: 8-, 16- and 32-bit ones zero-extended, 64-bit ones as they are. */
+  def longs(v: FixedWidthValues): Array[Long] = {
+    val bb = java.nio.ByteBuffer.wrap(v.data).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+    Array.tabulate(v.count) { i =>
+      v.bitsPerValue match {
+        case 8 => bb.get(i) & 0xffL
+        case 16 => bb.getShort(2 * i) & 0xffffL
+        case 32 => bb.getInt(4 * i) & 0xffffffffL
+        case 64 => bb.getLong(8 * i)
+      }
+    }
+  }
+
+  /** Decoded little-endian 32-bit values as signed Ints. */
+  def ints(v: FixedWidthValues): Array[Int] = {
+    assert(v.bitsPerValue == 32)
+    Array.tabulate(v.count)(i => java.nio.ByteBuffer.wrap(v.data).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(4 * i))
+  }
+
   def hex(s: String): Array[Byte] = s.grouped(2).map(Integer.parseInt(_, 16).toByte).toArray
 
   def sha256(a: Array[Byte]): String = MessageDigest.getInstance("SHA-256").digest(a).map(b => f"${b & 0xff}%02x").mkString

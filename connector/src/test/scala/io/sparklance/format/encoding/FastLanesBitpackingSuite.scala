@@ -1,5 +1,7 @@
 package io.sparklance.format.encoding
 
+import java.nio.{ByteBuffer, ByteOrder}
+
 import io.sparklance.format.encoding.EncodingFixtures._
 import io.sparklance.util.CorruptFileException
 import org.scalatest.funsuite.AnyFunSuite
@@ -9,31 +11,12 @@ class FastLanesBitpackingSuite extends AnyFunSuite {
   private val Widths = Seq(8, 16, 32, 64)
 
   /** Packs `values` (one block) through the typed byte-level API and unpacks them via Bytes. */
-  private def roundTrip(t: Int, w: Int, values: Array[Long], fileOff: Int): Array[Long] = t match {
-    case 8 =>
-      val packed = FastLanesBitpacking.pack8(w, values.map(_.toByte), 0)
-      assert(packed.length == FastLanesBitpacking.packedBytes(w))
-      val out = new Array[Byte](1024)
-      FastLanesBitpacking.unpack8(bytes(new Array[Byte](fileOff) ++ packed), fileOff, w, out, 0)
-      out.map(_ & 0xffL)
-    case 16 =>
-      val packed = FastLanesBitpacking.pack16(w, values.map(_.toShort), 0)
-      assert(packed.length == FastLanesBitpacking.packedBytes(w))
-      val out = new Array[Short](1024)
-      FastLanesBitpacking.unpack16(bytes(new Array[Byte](fileOff) ++ packed), fileOff, w, out, 0)
-      out.map(_ & 0xffffL)
-    case 32 =>
-      val packed = FastLanesBitpacking.pack32(w, values.map(_.toInt), 0)
-      assert(packed.length == FastLanesBitpacking.packedBytes(w))
-      val out = new Array[Int](1024)
-      FastLanesBitpacking.unpack32(bytes(new Array[Byte](fileOff) ++ packed), fileOff, w, out, 0)
-      out.map(_ & 0xffffffffL)
-    case 64 =>
-      val packed = FastLanesBitpacking.pack64(w, values, 0)
-      assert(packed.length == FastLanesBitpacking.packedBytes(w))
-      val out = new Array[Long](1024)
-      FastLanesBitpacking.unpack64(bytes(new Array[Byte](fileOff) ++ packed), fileOff, w, out, 0)
-      out
+  private def roundTrip(t: Int, w: Int, values: Array[Long], fileOff: Int): Array[Long] = {
+    val packed = packedBytes(t, w, values)
+    assert(packed.length == FastLanesBitpacking.packedBytes(w))
+    val out = new Array[Byte](1024 * t / 8)
+    FastLanesBitpacking.unpack(t, bytes(new Array[Byte](fileOff) ++ packed), fileOff, w, out, 0)
+    longs(new FixedWidthValues(t, out, 1024))
   }
 
   private def packedBytes(t: Int, w: Int, values: Array[Long]): Array[Byte] = t match {
@@ -73,14 +56,7 @@ class FastLanesBitpackingSuite extends AnyFunSuite {
     test(s"$t-bit: width outside 0..$t read from a file is a CorruptFile error") {
       val buf = bytes(new Array[Byte](16 * 1024))
       for (w <- Seq(-1, t + 1, 255)) {
-        intercept[CorruptFileException] {
-          t match {
-            case 8 => FastLanesBitpacking.unpack8(buf, 0, w, new Array[Byte](1024), 0)
-            case 16 => FastLanesBitpacking.unpack16(buf, 0, w, new Array[Short](1024), 0)
-            case 32 => FastLanesBitpacking.unpack32(buf, 0, w, new Array[Int](1024), 0)
-            case 64 => FastLanesBitpacking.unpack64(buf, 0, w, new Array[Long](1024), 0)
-          }
-        }
+        intercept[CorruptFileException](FastLanesBitpacking.unpack(t, buf, 0, w, new Array[Byte](1024 * t / 8), 0))
       }
     }
 
@@ -96,12 +72,8 @@ class FastLanesBitpackingSuite extends AnyFunSuite {
     }
   }
 
-  private def roundTripFrom(t: Int, w: Int, packed: Array[Byte]): Unit = t match {
-    case 8 => FastLanesBitpacking.unpack8(bytes(packed), 0, w, new Array[Byte](1024), 0)
-    case 16 => FastLanesBitpacking.unpack16(bytes(packed), 0, w, new Array[Short](1024), 0)
-    case 32 => FastLanesBitpacking.unpack32(bytes(packed), 0, w, new Array[Int](1024), 0)
-    case 64 => FastLanesBitpacking.unpack64(bytes(packed), 0, w, new Array[Long](1024), 0)
-  }
+  private def roundTripFrom(t: Int, w: Int, packed: Array[Byte]): Unit =
+    FastLanesBitpacking.unpack(t, bytes(packed), 0, w, new Array[Byte](1024 * t / 8), 0)
 
   test("packing overwrites stale words instead of OR-ing into them") {
     for (w <- 1 to 32) {
@@ -121,10 +93,13 @@ class FastLanesBitpackingSuite extends AnyFunSuite {
     System.arraycopy(values, 0, in, 7, 1024)
     val packed = new Array[Long](16 * w + 5)
     FastLanesBitpacking.pack64(w, in, 7, packed, 5)
-    val out = new Array[Long](1024 + 9)
-    FastLanesBitpacking.unpack64(w, packed, 5, out, 9)
-    assert(out.drop(9).sameElements(values))
-    assert(out.take(9).forall(_ == 0))
+    // The unpack kernels take the packed words as little-endian bytes.
+    val packedLe = new Array[Byte](8 * packed.length)
+    ByteBuffer.wrap(packedLe).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(packed)
+    val out = new Array[Byte](8 * (1024 + 9))
+    FastLanesBitpacking.unpack64(w, packedLe, 8 * 5, out, 8 * 9)
+    assert(longs(new FixedWidthValues(64, out.drop(8 * 9), 1024)).sameElements(values))
+    assert(out.take(8 * 9).forall(_ == 0))
   }
 
   // Known answers from an independent reference written from the prose spec alone (not from
@@ -212,14 +187,18 @@ class FastLanesBitpackingSuite extends AnyFunSuite {
           val packed = new Array[Int](32 * w * blocks)
           var b = 0
           while (b < blocks) { FastLanesBitpacking.pack32(w, lcg(b, 1024, w).map(_.toInt), 0, packed, b * 32 * w); b += 1 }
-          val out = new Array[Int](1024 * blocks)
-          time { var i = 0; while (i < blocks) { FastLanesBitpacking.unpack32(w, packed, i * 32 * w, out, i * 1024); i += 1 } }
+          val packedLe = new Array[Byte](4 * packed.length)
+          ByteBuffer.wrap(packedLe).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(packed)
+          val out = new Array[Byte](4096 * blocks)
+          time { var i = 0; while (i < blocks) { FastLanesBitpacking.unpack32(w, packedLe, i * 128 * w, out, i * 4096); i += 1 } }
         case 64 =>
           val packed = new Array[Long](16 * w * blocks)
           var b = 0
           while (b < blocks) { FastLanesBitpacking.pack64(w, lcg(b, 1024, w), 0, packed, b * 16 * w); b += 1 }
-          val out = new Array[Long](1024 * blocks)
-          time { var i = 0; while (i < blocks) { FastLanesBitpacking.unpack64(w, packed, i * 16 * w, out, i * 1024); i += 1 } }
+          val packedLe = new Array[Byte](8 * packed.length)
+          ByteBuffer.wrap(packedLe).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(packed)
+          val out = new Array[Byte](8192 * blocks)
+          time { var i = 0; while (i < blocks) { FastLanesBitpacking.unpack64(w, packedLe, i * 128 * w, out, i * 8192); i += 1 } }
       }
       (blocks * 1024L * t / 8) / nanos // bytes per ns = GB/s
     }
@@ -246,13 +225,13 @@ class FastLanesBitpackingSuite extends AnyFunSuite {
     val n = 1 << 20
     val encoded = InlineBitpacking.encode32(lcg(9, n, 13).map(_.toInt), 0, n)
     val src = bytes(encoded)
-    val nanos = time(InlineBitpacking.decode32(src, n))
+    val nanos = time(InlineBitpacking.decode(32, src, n))
     val gbs = n * 4.0 / nanos
-    info(f"InlineBitpacking.decode32 from Bytes: $gbs%.2f GB/s")
-    println(f"[throughput] InlineBitpacking.decode32 (1M values, W=13, from Bytes): $gbs%.2f GB/s decoded")
+    info(f"InlineBitpacking.decode(32) from Bytes: $gbs%.2f GB/s")
+    println(f"[throughput] InlineBitpacking.decode(32) (1M values, W=13, from Bytes): $gbs%.2f GB/s decoded")
     val n64 = 1 << 19
     val src64 = bytes(InlineBitpacking.encode64(lcg(9, n64, 37), 0, n64))
-    val gbs64 = n64 * 8.0 / time(InlineBitpacking.decode64(src64, n64))
-    println(f"[throughput] InlineBitpacking.decode64 (512K values, W=37, from Bytes): $gbs64%.2f GB/s decoded")
+    val gbs64 = n64 * 8.0 / time(InlineBitpacking.decode(64, src64, n64))
+    println(f"[throughput] InlineBitpacking.decode(64) (512K values, W=37, from Bytes): $gbs64%.2f GB/s decoded")
   }
 }

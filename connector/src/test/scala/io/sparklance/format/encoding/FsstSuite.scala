@@ -10,6 +10,13 @@ import org.scalatest.funsuite.AnyFunSuite
 class FsstSuite extends AnyFunSuite {
 
   private def b(s: String): Array[Byte] = s.getBytes(UTF_8)
+  private def vd(offsets: Array[Int], bytes: Array[Byte]) = new VariableData(offsets, bytes)
+  /** Decodes one value on its own, as full-zip pages do. */
+  private def decodeValue(table: FsstSymbolTable, v: Array[Byte]): Array[Byte] = {
+    val out = new VariableDataBuilder(1, 0)
+    Fsst.decodeValue(table, v, 0, v.length, out, 0)
+    out.result().value(0)
+  }
   private val Symbols = Seq(b("hello"), b(" "), b("world"), b("lo"), b("abcdefgh"), b("x"))
 
   test("a hand-built table decodes symbols and escapes") {
@@ -18,8 +25,8 @@ class FsstSuite extends AnyFunSuite {
     assert(table.symbol(4).sameElements(b("abcdefgh")))
     // "hello world!" = hello, ' ', world, escape '!'; "" ; "lolo?x" = lo, lo, escape '?', x
     val compressed = Array[Byte](0, 1, 2, -1, '!', 3, 3, -1, '?', 5, 4, -1, -1)
-    val out = Fsst.decode(table, Array(0, 5, 5, 10, 13), compressed)
-    assert(out.numValues == 4)
+    val out = Fsst.decode(table, vd(Array(0, 5, 5, 10, 13), compressed))
+    assert(out.count == 4)
     assert(new String(out.value(0), UTF_8) == "hello world!")
     assert(out.value(1).isEmpty)
     assert(new String(out.value(2), UTF_8) == "lolo?x")
@@ -43,9 +50,9 @@ class FsstSuite extends AnyFunSuite {
     assert(table.encoderSwitch && table.numSymbols == 255)
     val compressed = VariableLayout.decodeMiniBlock(bytes(hex(PylanceChunks.FsstChunk0Hex)), 32, 256)
     val out = Fsst.decode(table, compressed)
-    assert(out.numValues == 256)
+    assert(out.count == 256)
     for (i <- 0 until 256) assert(new String(out.value(i), UTF_8) == PylanceChunks.fsstValue(i), s"value $i")
-    assert(Fsst.decodeValue(table, compressed.value(77)).sameElements(b(PylanceChunks.fsstValue(77))))
+    assert(decodeValue(table, compressed.value(77)).sameElements(b(PylanceChunks.fsstValue(77))))
   }
 
   test("greedy encode then decode is the identity, with and without matching symbols") {
@@ -63,17 +70,42 @@ class FsstSuite extends AnyFunSuite {
     val bare = Fsst.encode(Nil, data)
     assert(bare.bytes.length == 2 * data.bytes.length)
     val decodedBare = Fsst.decode(Fsst.parseSymbolTable(bytes(Fsst.symbolTable(Nil))), bare)
-    assert(decodedBare.bytes.sameElements(data.bytes) && decodedBare.offsets.sameElements(data.offsets))
+    assert(decodedBare.offsets.sameElements(data.offsets))
+    for (i <- strings.indices) assert(decodedBare.value(i).sameElements(b(strings(i))), s"bare value $i")
   }
 
-  test("encoder switch off: values pass through verbatim, rebased if they do not start at 0") {
+  test("encoder switch off: values pass through verbatim") {
     val table = Fsst.parseSymbolTable(bytes(Fsst.verbatimSymbolTable()))
     assert(!table.encoderSwitch && table.numSymbols == 0)
-    val raw = b("..abcdef")
-    val out = Fsst.decode(table, Array(2, 4, 8), raw)
+    val out = Fsst.decode(table, vd(Array(0, 2, 6), b("abcdef")))
     assert(new String(out.bytes, UTF_8) == "abcdef" && out.offsets.sameElements(Array(0, 2, 6)))
     // Code 255 and unknown codes mean nothing when the switch is off.
-    assert(Fsst.decodeValue(table, Array[Byte](-1, 7)).sameElements(Array[Byte](-1, 7)))
+    assert(decodeValue(table, Array[Byte](-1, 7)).sameElements(Array[Byte](-1, 7)))
+  }
+
+  test("a page decoder sizes each chunk by the last one and still decodes chunks that grow more") {
+    val table = Fsst.parseSymbolTable(bytes(Fsst.symbolTable(Symbols)))
+    val decoder = new Fsst.Decoder(table)
+    // Escapes only: the output is half the input, so the next chunk is sized at about half its input.
+    val small = VariableData.of(Seq(b("!?!?"), b("?")))
+    val smallOut = decoder.decode(Fsst.encode(Nil, small))
+    assert(Seq(0, 1).forall(i => smallOut.value(i).sameElements(small.value(i))))
+    // Every code an 8-byte symbol: 8x the input, far past the estimate, so the output grows.
+    val big = VariableData.of(Seq.fill(300)(b("abcdefgh" * 5)) :+ b(""))
+    val bigOut = decoder.decode(Fsst.encode(Symbols, big))
+    assert(bigOut.count == 301)
+    for (i <- 0 until 301) assert(bigOut.value(i).sameElements(big.value(i)), s"value $i")
+  }
+
+  test("values decoded one by one into one growing array") {
+    val table = Fsst.parseSymbolTable(bytes(Fsst.symbolTable(Symbols)))
+    val strings = Seq("hello world", "", "abcdefgh" * 40, "lolo?x", "x")
+    val encoded = Fsst.encode(Symbols, VariableData.of(strings.map(b)))
+    val out = new VariableDataBuilder(strings.length, 0)
+    strings.indices.foreach(i => Fsst.decodeValue(table, encoded.bytes, encoded.offsets(i), encoded.offsets(i + 1), out, i))
+    val decoded = out.result()
+    for (i <- strings.indices) assert(new String(decoded.value(i), UTF_8) == strings(i), s"value $i")
+    assert(decoded.dataLength == strings.map(_.length).sum && decoded.bytes.length >= decoded.dataLength)
   }
 
   test("symbol table of the wrong size, without the magic or with bad lengths is a CorruptFile error") {
@@ -92,17 +124,17 @@ class FsstSuite extends AnyFunSuite {
 
   test("codes without a symbol, a dangling escape and bad offsets are CorruptFile errors") {
     val table = Fsst.parseSymbolTable(bytes(Fsst.symbolTable(Symbols)))
-    intercept[CorruptFileException](Fsst.decode(table, Array(0, 1), Array[Byte](6)))
-    intercept[CorruptFileException](Fsst.decode(table, Array(0, 1), Array[Byte](-2)))
-    intercept[CorruptFileException](Fsst.decode(table, Array(0, 2), Array[Byte](0, -1)))
+    intercept[CorruptFileException](Fsst.decode(table, vd(Array(0, 1), Array[Byte](6))))
+    intercept[CorruptFileException](Fsst.decode(table, vd(Array(0, 1), Array[Byte](-2))))
+    intercept[CorruptFileException](Fsst.decode(table, vd(Array(0, 2), Array[Byte](0, -1))))
     // An escape may not take its literal from the next value.
-    intercept[CorruptFileException](Fsst.decode(table, Array(0, 1, 2), Array[Byte](-1, 'a')))
-    intercept[CorruptFileException](Fsst.decodeValue(table, Array[Byte](1, -1)))
-    intercept[CorruptFileException](Fsst.decode(table, Array(0, 3), Array[Byte](0, 0)))
-    intercept[CorruptFileException](Fsst.decode(table, Array(1, 0), Array[Byte](0, 0)))
-    intercept[CorruptFileException](Fsst.decode(table, Array(-1, 1), Array[Byte](0, 0)))
-    intercept[CorruptFileException](Fsst.decode(table, Array(5), Array[Byte](0, 0)))
-    intercept[CorruptFileException](Fsst.decode(table, Array.emptyIntArray, Array[Byte](0, 0)))
+    intercept[CorruptFileException](Fsst.decode(table, vd(Array(0, 1, 2), Array[Byte](-1, 'a'))))
+    intercept[CorruptFileException](decodeValue(table, Array[Byte](1, -1)))
+    intercept[CorruptFileException](Fsst.decode(table, vd(Array(0, 3), Array[Byte](0, 0))))
+    intercept[CorruptFileException](Fsst.decode(table, vd(Array(1, 0), Array[Byte](0, 0))))
+    intercept[CorruptFileException](Fsst.decode(table, vd(Array(-1, 1), Array[Byte](0, 0))))
+    intercept[CorruptFileException](Fsst.decode(table, vd(Array(5), Array[Byte](0, 0))))
+    intercept[CorruptFileException](Fsst.decode(table, vd(Array.emptyIntArray, Array[Byte](0, 0))))
   }
 
   test("damaged tables and data raise CorruptFile or decode, never anything else") {

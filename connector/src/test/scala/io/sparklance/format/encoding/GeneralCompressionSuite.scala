@@ -41,13 +41,13 @@ class GeneralCompressionSuite extends AnyFunSuite {
   test("pylance zstd chunk decompresses to an inline bit-packed block of the written values") {
     val out = GeneralCompression.decompress(CompressionScheme.Zstd, bytes(hex(PylanceChunks.ZstdChunk0Hex)), Limit)
     assert(out.length == 1284 && out.path == Path)
-    assert(InlineBitpacking.decode32(out, 1024).sameElements((0 until 1024).map(PylanceChunks.generalValue)))
+    assert(ints(InlineBitpacking.decode(32, out, 1024)).sameElements((0 until 1024).map(PylanceChunks.generalValue)))
   }
 
   test("pylance lz4 chunk decompresses to an inline bit-packed block of the written values") {
     val out = GeneralCompression.decompress(CompressionScheme.Lz4, bytes(hex(PylanceChunks.Lz4Chunk0Hex)), Limit)
     assert(out.length == 1284)
-    assert(InlineBitpacking.decode32(out, 1024).sameElements((0 until 1024).map(PylanceChunks.generalValue)))
+    assert(ints(InlineBitpacking.decode(32, out, 1024)).sameElements((0 until 1024).map(PylanceChunks.generalValue)))
   }
 
   test("a bare zstd frame (older writers) is recognised, with or without a recorded content size") {

@@ -13,12 +13,7 @@ class OutOfLineBitpackingSuite extends AnyFunSuite {
     case 64 => OutOfLineBitpacking.encode64(v, 0, v.length, w)
   }
 
-  private def decode(t: Int, b: Array[Byte], w: Int, n: Int): Array[Long] = t match {
-    case 8 => OutOfLineBitpacking.decode8(bytes(b), w, n).map(_ & 0xffL)
-    case 16 => OutOfLineBitpacking.decode16(bytes(b), w, n).map(_ & 0xffffL)
-    case 32 => OutOfLineBitpacking.decode32(bytes(b), w, n).map(_ & 0xffffffffL)
-    case 64 => OutOfLineBitpacking.decode64(bytes(b), w, n)
-  }
+  private def decode(t: Int, b: Array[Byte], w: Int, n: Int): Array[Long] = longs(OutOfLineBitpacking.decode(t, bytes(b), w, n))
 
   for (t <- Seq(8, 16, 32, 64)) {
     test(s"$t-bit: round trip at every width 0..$t for 1, 1023, 1024, 1025 and 3000 values") {

@@ -32,7 +32,7 @@ class VariableLayoutSuite extends AnyFunSuite {
   test("mini-block round trip for 32 and 64-bit offsets, whole or a prefix of the chunk") {
     for (bits <- Seq(32, 64)) {
       val enc = VariableLayout.encodeMiniBlock(Data, bits)
-      assert(same(VariableLayout.decodeMiniBlock(bytes(enc), bits, Data.numValues), Data))
+      assert(same(VariableLayout.decodeMiniBlock(bytes(enc), bits, Data.count), Data))
       val prefix = VariableLayout.decodeMiniBlock(bytes(enc), bits, 3)
       assert(same(prefix, VariableData.of(Strings.take(3).map(_.getBytes(UTF_8)))))
       assert(same(VariableLayout.decodeMiniBlock(bytes(enc), bits, 0), VariableData.empty))
@@ -46,7 +46,7 @@ class VariableLayoutSuite extends AnyFunSuite {
     assert(VariableLayout.encodeBlock(two, 32).sameElements(le(4, 32, 20, 0, 2, 3) ++ "abc".getBytes(UTF_8)))
     assert(VariableLayout.encodeBlock(two, 64).sameElements(le(8, 64, 40, 0, 2, 3) ++ "abc".getBytes(UTF_8)))
     for (bits <- Seq(32, 64)) {
-      assert(same(VariableLayout.decodeBlock(bytes(VariableLayout.encodeBlock(Data, bits)), Data.numValues), Data))
+      assert(same(VariableLayout.decodeBlock(bytes(VariableLayout.encodeBlock(Data, bits)), Data.count), Data))
       assert(same(VariableLayout.decodeBlock(bytes(VariableLayout.encodeBlock(VariableData.empty, bits)), 0), VariableData.empty))
     }
   }
