@@ -8,9 +8,10 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
-import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatch}
+import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
 import io.sparklance.format.LanceField
+import io.sparklance.spark.columns.ArrowColumns
 import io.sparklance.storage.ObjectStoreFactory
 import io.sparklance.table.{FragmentScanner, MetadataColumn}
 
@@ -35,8 +36,9 @@ final case class LanceReaderFactory(
 
 /**
  * Reads one input partition as Arrow-backed columnar batches. Each batch stays valid until
- * the next call to `next()`; everything is released on `close()`, which Spark calls at the
- * end of the task (and which a task completion listener guarantees).
+ * the next call to `next()` (its columns read the Arrow memory in place); everything is
+ * released on `close()`, which Spark calls at the end of the task (and which a task
+ * completion listener guarantees).
  */
 final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceReaderFactory)
     extends PartitionReader[ColumnarBatch] {
@@ -89,7 +91,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
     if (s == null) false
     else {
       val root = s.next()
-      // Vectors Spark cannot read directly are converted (and the originals released).
+      // Vectors whose values are not Spark's are converted (and the originals released).
       val originals = root.getFieldVectors.asScala.toList
       val converted = scala.collection.mutable.ListBuffer.empty[FieldVector]
       try originals.foreach(v => converted += SparkArrow.convert(v, allocator))
@@ -97,7 +99,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
       val vectors = converted.toList
       current = new VectorSchemaRoot(vectors.asJava)
       current.setRowCount(root.getRowCount)
-      val columns: Array[ColumnVector] = vectors.map(v => new ArrowColumnVector(v): ColumnVector).toArray
+      val columns: Array[ColumnVector] = vectors.map(ArrowColumns.of).toArray
       batch = new ColumnarBatch(columns, current.getRowCount)
       true
     }

@@ -4,24 +4,25 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector._
-import org.apache.arrow.vector.complex.{FixedSizeListVector, LargeListVector, ListVector, MapVector, StructVector}
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode
 import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision, IntervalUnit, TimeUnit}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 import org.apache.spark.sql.types._
 
 import io.sparklance.util.Errors
 
-// Lance columns are Arrow vectors; Spark reads Arrow vectors through ArrowColumnVector, which
-// knows only some Arrow types. This maps every Lance column to the nearest Spark type and
-// converts the vectors Spark cannot read (unsigned ints, float16, non-micro timestamps,
-// time, durations, fixed-size and large lists, fixed-size binary, 256-bit decimals) into
-// ones it can. The original Arrow type is kept in the Spark field's metadata under
-// `lance.arrow.type`, so that a later write can restore it.
+// Lance columns are Arrow vectors; Spark reads them through our columns (columns.ArrowColumns),
+// which read Spark's own value representations in place. This maps every Lance column to the
+// nearest Spark type and converts the vectors whose values differ from Spark's (unsigned ints,
+// float16, non-micro timestamps, time, durations, fixed-size binary, 256-bit decimals) into
+// ones that match. Fixed-size and large lists are read in place as arrays. The original Arrow
+// type is kept in the Spark field's metadata under `lance.arrow.type`, so that a later write
+// can restore it.
 
 object SparkArrow {
   val ArrowTypeKey = "lance.arrow.type"
 
-  /** The Arrow field Spark can read that `f` is converted to (often `f` itself). */
+  /** The Arrow field whose values are Spark's that `f` is converted to (often `f` itself). */
   def readable(f: Field): Field = {
     val children = f.getChildren.asScala.map(readable).asJava
     def as(t: ArrowType, ch: java.util.List[Field] = children): Field =
@@ -42,7 +43,6 @@ object SparkArrow {
       case t: ArrowType.Timestamp if t.getUnit != TimeUnit.MICROSECOND => as(new ArrowType.Timestamp(TimeUnit.MICROSECOND, t.getTimezone))
       case _: ArrowType.Time => as(new ArrowType.Time(TimeUnit.NANOSECOND, 64))
       case d: ArrowType.Duration if d.getUnit != TimeUnit.MICROSECOND => as(new ArrowType.Duration(TimeUnit.MICROSECOND))
-      case _: ArrowType.FixedSizeList | _: ArrowType.LargeList => as(ArrowType.List.INSTANCE)
       case _ => as(f.getType)
     }
   }
@@ -51,11 +51,14 @@ object SparkArrow {
   def sparkField(f: Field, where: String): StructField = {
     val r = readable(f)
     val meta = new MetadataBuilder()
-    if (r.getType != f.getType) meta.putString(ArrowTypeKey, f.getType.toString)
+    // Fixed-size and large lists keep their vectors but show as Spark arrays all the same.
+    val listOfOtherKind = f.getType.isInstanceOf[ArrowType.FixedSizeList] || f.getType.isInstanceOf[ArrowType.LargeList]
+    if (r.getType != f.getType || listOfOtherKind) meta.putString(ArrowTypeKey, f.getType.toString)
     StructField(f.getName, sparkType(r, where), f.isNullable, meta.build())
   }
 
-  private def sparkType(f: Field, where: String): DataType = f.getType match {
+  /** The Spark type of a readable Arrow field (as `readable` returns). */
+  def sparkType(f: Field, where: String): DataType = f.getType match {
     case _: ArrowType.Bool => BooleanType
     case i: ArrowType.Int => i.getBitWidth match { case 8 => ByteType; case 16 => ShortType; case 32 => IntegerType; case _ => LongType }
     case fp: ArrowType.FloatingPoint => if (fp.getPrecision == FloatingPointPrecision.SINGLE) FloatType else DoubleType
@@ -67,7 +70,7 @@ object SparkArrow {
     case _: ArrowType.Time => TimeType(6)
     case _: ArrowType.Duration => DayTimeIntervalType()
     case _: ArrowType.Null => NullType
-    case _: ArrowType.List =>
+    case _: ArrowType.List | _: ArrowType.FixedSizeList | _: ArrowType.LargeList =>
       val item = f.getChildren.get(0)
       ArrayType(sparkType(item, where), item.isNullable)
     case _: ArrowType.Map =>
@@ -95,43 +98,19 @@ object SparkArrow {
     val out = target.createVector(allocator)
     val n = v.getValueCount
     try {
-      (v, out) match {
-        case (s: StructVector, o: StructVector) =>
-          o.allocateNew()
-          (0 until n).foreach(i => if (!s.isNull(i)) o.setIndexDefined(i))
-          s.getChildrenFromFields.asScala.zipWithIndex.foreach { case (c, k) =>
-            val conv = convertTo(c, target.getChildren.get(k), allocator)
-            try conv.makeTransferPair(o.getChildByOrdinal(k)).transfer() finally conv.close()
-          }
-          o.setValueCount(n)
-        case (src, o: ListVector) =>
-          val (child, start, end) = src match {
-            case l: ListVector => (l.getDataVector, (i: Int) => l.getElementStartIndex(i).toLong, (i: Int) => l.getElementEndIndex(i).toLong)
-            case l: LargeListVector => (l.getDataVector, (i: Int) => l.getElementStartIndex(i), (i: Int) => l.getElementEndIndex(i))
-            case f: FixedSizeListVector => (f.getDataVector, (i: Int) => i.toLong * f.getListSize, (i: Int) => (i + 1).toLong * f.getListSize)
-          }
-          // Offsets relative to the first row; rows that are null keep their items (a
-          // fixed-size list owns its slots even when null), which Arrow allows.
-          val first = if (n == 0) 0L else start(0)
-          val childCount = if (n == 0) 0L else end(n - 1) - first
-          if (childCount > Int.MaxValue) throw Errors.unsupported(s"a list column batch of $childCount items", target.getName)
-          val offsets = allocator.buffer((n + 1).toLong * 4)
-          offsets.setInt(0, 0)
-          (0 until n).foreach(i => offsets.setInt((i + 1).toLong * 4, (end(i) - first).toInt))
-          val validity = new Array[Byte]((n + 7) / 8)
-          (0 until n).foreach(i => if (!src.isNull(i)) io.sparklance.format.encoding.BitCopy.setBit(validity, i))
-          io.sparklance.format.read.ArrowAssembler.load(o, n,
-            Seq(io.sparklance.format.read.ArrowAssembler.validityBuffer(validity, n, allocator), offsets))
-          val conv = convertTo(child, target.getChildren.get(0), allocator)
-          try {
-            val tp = conv.makeTransferPair(o.getDataVector)
-            if (first == 0 && conv.getValueCount == childCount) tp.transfer() else tp.splitAndTransfer(first.toInt, childCount.toInt)
-          } finally conv.close()
-        case _ =>
-          out.setInitialCapacity(n)
-          out.allocateNew()
-          (0 until n).foreach(i => if (!v.isNull(i)) copyScalar(v, i, out))
-          out.setValueCount(n)
+      if (v.getClass == out.getClass && !v.getChildrenFromFields.isEmpty) {
+        // A struct, list or map whose members change: it keeps its own buffers (validity,
+        // offsets), which the members' item positions refer to, and gets converted members.
+        out.loadFieldBuffers(new ArrowFieldNode(n, v.getNullCount), v.getFieldBuffers)
+        v.getChildrenFromFields.asScala.zipWithIndex.foreach { case (c, k) =>
+          val conv = convertTo(c, target.getChildren.get(k), allocator)
+          try conv.makeTransferPair(out.getChildrenFromFields.get(k)).transfer() finally conv.close()
+        }
+      } else {
+        out.setInitialCapacity(n)
+        out.allocateNew()
+        (0 until n).foreach(i => if (!v.isNull(i)) copyScalar(v, i, out))
+        out.setValueCount(n)
       }
       out
     } catch { case t: Throwable => out.close(); throw t }

@@ -6,6 +6,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.arrow.vector._
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types._
 
 /**
@@ -60,19 +62,36 @@ object Canonical {
     }
 
   def fromSpark(row: InternalRow, schema: StructType): IndexedSeq[Any] =
-    schema.fields.indices.map { i =>
-      if (row.isNullAt(i)) null
-      else schema.fields(i).dataType match {
-        case BooleanType => row.getBoolean(i)
-        case ByteType => row.getByte(i)
-        case ShortType => row.getShort(i)
-        case IntegerType | DateType => row.getInt(i)
-        case LongType | TimestampType | TimestampNTZType => row.getLong(i)
-        case FloatType => FloatBits(java.lang.Float.floatToRawIntBits(row.getFloat(i)))
-        case DoubleType => DoubleBits(java.lang.Double.doubleToRawLongBits(row.getDouble(i)))
-        case StringType => row.getUTF8String(i).toString
-        case BinaryType => row.getBinary(i).toSeq
-        case other => throw new IllegalArgumentException(s"no canonical form for $other")
-      }
+    schema.fields.indices.map(i => fromSpark(row, i, schema.fields(i).dataType))
+
+  /**
+   * Value `i` of a Spark row or array of type `t`, in the forms `cell` gives: lists as
+   * sequences, structs as maps by member name, decimals as BigDecimal; maps as their keys
+   * paired with their values.
+   */
+  def fromSpark(g: SpecializedGetters, i: Int, t: DataType): Any =
+    if (g.isNullAt(i)) null
+    else t match {
+      case BooleanType => g.getBoolean(i)
+      case ByteType => g.getByte(i)
+      case ShortType => g.getShort(i)
+      case IntegerType | DateType => g.getInt(i)
+      case LongType | TimestampType | TimestampNTZType | _: TimeType | _: DayTimeIntervalType => g.getLong(i)
+      case FloatType => FloatBits(java.lang.Float.floatToRawIntBits(g.getFloat(i)))
+      case DoubleType => DoubleBits(java.lang.Double.doubleToRawLongBits(g.getDouble(i)))
+      case d: DecimalType => g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal
+      case StringType => g.getUTF8String(i).toString
+      case BinaryType => g.getBinary(i).toSeq
+      case ArrayType(e, _) => elements(g.getArray(i), e)
+      case MapType(k, v, _) =>
+        val m = g.getMap(i)
+        elements(m.keyArray, k).zip(elements(m.valueArray, v))
+      case s: StructType =>
+        val r = g.getStruct(i, s.size)
+        s.fields.indices.map(j => s(j).name -> fromSpark(r, j, s(j).dataType)).toMap
+      case other => throw new IllegalArgumentException(s"no canonical form for $other")
     }
+
+  /** The items of a Spark array of item type `t`. */
+  def elements(a: ArrayData, t: DataType): IndexedSeq[Any] = (0 until a.numElements).map(j => fromSpark(a, j, t))
 }
