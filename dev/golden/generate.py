@@ -100,7 +100,7 @@ class GoldenTable:
     description: str
     write: Callable[[str], None]  # writes every version of the dataset at the given URI
     row_ids: bool = False  # also write expected/rowids_v<N>.arrow (_rowid and _rowaddr)
-    filters: tuple[str, ...] = ()  # also write expected/filter<i>_v<N>.arrow (write_expected_filter)
+    filters: tuple[str, ...] = ()  # also write expected/filter<i>_v<N>.arrow (each filter's rows)
 
 
 GOLDEN_TABLES: list[GoldenTable] = []
@@ -1635,7 +1635,13 @@ def permuted_keys(ids: np.ndarray, n: int) -> np.ndarray:
 
 # Strings whose order differs between UTF-16 units (Java's compareTo) and code points (UTF-8
 # bytes, Arrow's and so the BTREE's order): U+FFEE sorts before U+1F600 only by code point.
-LOOKUP_NAMES = ["\u00dcn\u00efcode", "\u65e5\u672c\u8a9e", "\uffee-halfwidth", "\U0001f600 emoji", "zz"]
+LOOKUP_NAMES = [
+    "\u00dcn\u00efcode",
+    "\u65e5\u672c\u8a9e",
+    "\uffee-halfwidth",
+    "\U0001f600 emoji",
+    "zz",
+]
 
 INDEX_LOOKUP_FILTERS = (
     "key = 300",
@@ -1704,7 +1710,9 @@ def index_lookups(uri: str) -> None:
         ("tag", "BITMAP", "tag_bitmap"),
         ("code", "BITMAP", "code_bitmap"),
     ]:
-        ds.create_scalar_index(column, kind, name=name, index_uuid=index_uuid("index_lookups", name))
+        ds.create_scalar_index(
+            column, kind, name=name, index_uuid=index_uuid("index_lookups", name)
+        )
     more = np.arange(n, n + 5000, dtype=np.int64)
     ds = append(rows(n, 5000, (more - n) * 6, 10 + more % 7, rng), uri)
     ds.delete("id % 100 = 7")
@@ -1717,7 +1725,15 @@ def index_lookups(uri: str) -> None:
     )
 
 
-@golden_table(filters=("key = 29250", "key = 29251", "key IN (0, 3, 28500)", "tag = 'alpha'", "tag = 'updated'"))
+@golden_table(
+    filters=(
+        "key = 29250",
+        "key = 29251",
+        "key IN (0, 3, 28500)",
+        "tag = 'alpha'",
+        "tag = 'updated'",
+    )
+)
 def index_stable_row_ids(uri: str) -> None:
     """Scalar indices of a table with stable row ids (format 2.2), where pylance 14 stores
     row ids in a BITMAP but row addresses in a BTREE, so a reader cannot tell them apart and
@@ -1894,7 +1910,9 @@ def write_expected_filter(at: lance.LanceDataset, condition: str, path: Path) ->
     table = at.to_table(filter=condition)
     scanned = at.to_table(filter=condition, use_scalar_index=False)
     if table.sort_by("id") != scanned.sort_by("id"):
-        raise RuntimeError(f"{path}: '{condition}' returns other rows with scalar indices than without")
+        raise RuntimeError(
+            f"{path}: '{condition}' returns other rows with scalar indices than without"
+        )
     write_expected(table, path)
 
 
