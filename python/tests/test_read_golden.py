@@ -11,14 +11,23 @@ from compare import assert_same as _assert_same
 from conftest import dataset_info
 
 
+def _check_every_version(spark, golden, name: str, count: bool = False) -> None:
+    """Every version of golden dataset `name` read through Spark equals pylance's reading;
+    with `count`, Spark's count() of it agrees too."""
+    uri = str(golden / name / "dataset")
+    for version in dataset_info(golden, name)["versions"]:
+        expected = pa.ipc.open_file(golden / name / "expected" / f"v{version}.arrow").read_all()
+        df = spark.read.format("lance").option("version", version).load(uri)
+        _assert_same(df.toArrow(), expected, f"{name} v{version}")
+        if count:
+            assert df.count() == expected.num_rows
+
+
 @pytest.mark.parametrize("name", ["basic_types", "basic_types_large", "no_nulls", "projection_and_count", "legacy_manifest_names"])
 def test_every_version_equals_pylance(spark, golden, name):
     info = dataset_info(golden, name)
     uri = str(golden / name / "dataset")
-    for version in info["versions"]:
-        expected = pa.ipc.open_file(golden / name / "expected" / f"v{version}.arrow").read_all()
-        df = spark.read.format("lance").option("version", version).load(uri)
-        _assert_same(df.toArrow(), expected, f"{name} v{version}")
+    _check_every_version(spark, golden, name)
     latest = pa.ipc.open_file(golden / name / "expected" / f"v{info['latest']}.arrow").read_all()
     _assert_same(spark.read.format("lance").load(uri).toArrow(), latest, f"{name} latest")
 
@@ -77,13 +86,7 @@ def test_bad_option_is_named(spark, golden):
 
 @pytest.mark.parametrize("name", ["deletions", "updates", "schema_evolution", "compaction", "stable_row_ids", "multi_base", "shallow_clone"])
 def test_table_histories_equal_pylance(spark, golden, name):
-    info = dataset_info(golden, name)
-    uri = str(golden / name / "dataset")
-    for version in info["versions"]:
-        expected = pa.ipc.open_file(golden / name / "expected" / f"v{version}.arrow").read_all()
-        df = spark.read.format("lance").option("version", version).load(uri)
-        _assert_same(df.toArrow(), expected, f"{name} v{version}")
-        assert df.count() == expected.num_rows
+    _check_every_version(spark, golden, name, count=True)
 
 
 def test_tags_and_branches(spark, golden):

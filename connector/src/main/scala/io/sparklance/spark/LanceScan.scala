@@ -45,10 +45,7 @@ final class LanceScan(
    */
   private def projectedBytes: Long = {
     val ids = fieldIds
-    tasks.iterator.map { t =>
-      val bytes = t.files.filter(f => ids.isEmpty || ids.exists(f.holds)).map(_.sizeBytes).sum
-      if (t.physicalRows == 0) 0L else (BigInt(bytes) * t.rowsToRead / t.physicalRows).toLong
-    }.sum
+    tasks.iterator.map(_.bytesToRead(ids)).sum
   }
 
   /**

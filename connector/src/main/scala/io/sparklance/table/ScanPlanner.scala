@@ -142,13 +142,8 @@ object ScanPlanner {
    * ones share a split. Order is kept, so splits read the table front to back.
    */
   def splits(tasks: IndexedSeq[ScanTask], fieldIds: Set[Int], sizing: SplitSizing): IndexedSeq[IndexedSeq[ScanTask]] = {
-    def bytesOf(t: ScanTask): Long = {
-      val files = if (fieldIds.isEmpty) t.files else t.files.filter(f => fieldIds.exists(f.holds))
-      val total = files.iterator.map(_.sizeBytes).sum
-      if (t.physicalRows == 0) 0 else (BigInt(total) * t.rowsToRead / t.physicalRows).toLong
-    }
     val pieces = tasks.flatMap { t =>
-      val bytes = bytesOf(t)
+      val bytes = t.bytesToRead(fieldIds)
       val parts = math.max(1L, math.min(t.rowsToRead, (bytes + sizing.targetBytes - 1) / sizing.targetBytes)).toInt
       if (parts == 1) IndexedSeq(t -> bytes)
       else (0 until parts).map(i => t.piece(i, parts) -> bytes / parts)

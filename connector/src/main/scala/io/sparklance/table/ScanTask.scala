@@ -46,6 +46,16 @@ final case class ScanTask(
   /** Rows the task reads (deleted ones included). */
   def rowsToRead: Long = selection.fold(numRows)(_.getLongCardinality)
 
+  /**
+   * The task's share of the bytes of its files holding `fieldIds` (all files when empty),
+   * from the sizes the manifest records: what reading it costs, for splits and statistics.
+   */
+  def bytesToRead(fieldIds: Set[Int]): Long = {
+    val held = if (fieldIds.isEmpty) files else files.filter(f => fieldIds.exists(f.holds))
+    val total = held.iterator.map(_.sizeBytes).sum
+    if (physicalRows == 0) 0L else (BigInt(total) * rowsToRead / physicalRows).toLong
+  }
+
   /** Only the selected `offsets` of this task, spanning from the first to the last of them. */
   def select(offsets: RoaringBitmap): ScanTask = {
     require(!offsets.isEmpty, "an empty selection is a pruned task, not a task")
