@@ -6,6 +6,7 @@ import org.apache.arrow.vector._
 import org.apache.arrow.vector.types.{DateUnit, TimeUnit}
 import org.apache.arrow.vector.types.pojo.ArrowType
 
+import io.sparklance.table.expr.StringOrder
 import io.sparklance.util.Errors
 
 // BTREE and BITMAP look-ups compare an index's stored values with the literals of an
@@ -35,24 +36,31 @@ object IndexKeys {
     case _ => false
   }
 
+  /**
+   * Row `i` (not null) of `v` in literal form where its type has one: integers, dates in
+   * days, raw timestamps, strings, booleans; None for other types.
+   */
+  def literal(v: FieldVector, i: Int): Option[Any] = v match {
+    case x: BigIntVector => Some(x.get(i))
+    case x: IntVector => Some(x.get(i).toLong)
+    case x: SmallIntVector => Some(x.get(i).toLong)
+    case x: TinyIntVector => Some(x.get(i).toLong)
+    case x: UInt1Vector => Some((x.get(i) & 0xff).toLong)
+    case x: UInt2Vector => Some(x.get(i).toLong)
+    case x: UInt4Vector => Some(x.get(i) & 0xffffffffL)
+    case x: DateDayVector => Some(x.get(i).toLong)
+    case x: TimeStampVector => Some(x.get(i))
+    case x: VarCharVector => Some(new String(x.get(i), UTF_8))
+    case x: LargeVarCharVector => Some(new String(x.get(i), UTF_8))
+    case x: BitVector => Some(x.get(i) == 1)
+    case _ => None
+  }
+
   /** Row `i` of index column `v` as a key, or None when it is null. */
   def key(v: FieldVector, i: Int, where: String): Option[Any] =
     if (v.isNull(i)) None
-    else Some(v match {
-      case x: BigIntVector => x.get(i)
-      case x: IntVector => x.get(i).toLong
-      case x: SmallIntVector => x.get(i).toLong
-      case x: TinyIntVector => x.get(i).toLong
-      case x: UInt1Vector => (x.get(i) & 0xff).toLong
-      case x: UInt2Vector => x.get(i).toLong
-      case x: UInt4Vector => x.get(i) & 0xffffffffL
-      case x: DateDayVector => x.get(i).toLong
-      case x: TimeStampVector => x.get(i)
-      case x: VarCharVector => new String(x.get(i), UTF_8)
-      case x: LargeVarCharVector => new String(x.get(i), UTF_8)
-      case x: BitVector => x.get(i) == 1
-      case other => throw Errors.corrupt(where, s"index column '${other.getName}' holds ${other.getField.getType}, not keys of the indexed column")
-    })
+    else Some(literal(v, i).getOrElse(
+      throw Errors.corrupt(where, s"index column '${v.getName}' holds ${v.getField.getType}, not keys of the indexed column")))
 
   /**
    * The order of sorted indices (Arrow's): numbers by value, booleans false first, strings
@@ -62,22 +70,9 @@ object IndexKeys {
   val ordering: Ordering[Any] = new Ordering[Any] {
     override def compare(a: Any, b: Any): Int = (a, b) match {
       case (x: Long, y: Long) => java.lang.Long.compare(x, y)
-      case (x: String, y: String) => codePointCompare(x, y)
+      case (x: String, y: String) => StringOrder.compare(x, y)
       case (x: Boolean, y: Boolean) => java.lang.Boolean.compare(x, y)
       case _ => throw Errors.invalidArgument(s"index keys $a and $b are of different kinds")
     }
-  }
-
-  private def codePointCompare(x: String, y: String): Int = {
-    var i = 0
-    var j = 0
-    while (i < x.length && j < y.length) {
-      val a = x.codePointAt(i)
-      val b = y.codePointAt(j)
-      if (a != b) return Integer.compare(a, b)
-      i += Character.charCount(a)
-      j += Character.charCount(b)
-    }
-    Integer.compare(x.length - i, y.length - j)
   }
 }

@@ -64,19 +64,8 @@ object ZoneMapIndex {
   private def bound(v: FieldVector, i: Int, t: ArrowType, low: Boolean): Option[Any] =
     if (v.isNull(i)) None
     else (v, t) match {
-      case (x: BigIntVector, _) => Some(x.get(i))
-      case (x: IntVector, _) => Some(x.get(i).toLong)
-      case (x: SmallIntVector, _) => Some(x.get(i).toLong)
-      case (x: TinyIntVector, _) => Some(x.get(i).toLong)
-      case (x: UInt1Vector, _) => Some((x.get(i) & 0xff).toLong)
-      case (x: UInt2Vector, _) => Some(x.get(i).toLong)
-      case (x: UInt4Vector, _) => Some(x.get(i) & 0xffffffffL)
-      case (x: DateDayVector, _) => Some(x.get(i).toLong)
       case (x: Float4Vector, _) => Some(x.get(i).toDouble).filterNot(_.isNaN)
       case (x: Float8Vector, _) => Some(x.get(i)).filterNot(_.isNaN)
-      case (x: VarCharVector, _) => Some(new String(x.get(i), "UTF-8"))
-      case (x: LargeVarCharVector, _) => Some(new String(x.get(i), "UTF-8"))
-      case (x: BitVector, _) => Some(x.get(i) == 1)
       case (x: TimeStampVector, ts: ArrowType.Timestamp) =>
         val raw = x.get(i)
         Some(ts.getUnit match {
@@ -85,6 +74,6 @@ object ZoneMapIndex {
           case TimeUnit.MICROSECOND => raw
           case TimeUnit.NANOSECOND => if (low) Math.floorDiv(raw, 1000L) else -Math.floorDiv(-raw, 1000L)
         })
-      case _ => None
+      case _ => IndexKeys.literal(v, i)
     }
 }

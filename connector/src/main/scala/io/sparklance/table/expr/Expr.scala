@@ -62,7 +62,7 @@ object InclusiveEvaluator {
     case (x: Long, y: Double) => Some(java.lang.Double.compare(x.toDouble, y))
     case (x: Double, y: Long) => Some(java.lang.Double.compare(x, y.toDouble))
     case (x: Double, y: Double) if !x.isNaN && !y.isNaN => Some(java.lang.Double.compare(x, y))
-    case (x: String, y: String) => Some(Integer.signum(x.compareTo(y)))
+    case (x: String, y: String) => Some(Integer.signum(StringOrder.compare(x, y)))
     case (x: Boolean, y: Boolean) => Some(java.lang.Boolean.compare(x, y))
     case _ => None
   }
@@ -79,7 +79,8 @@ object InclusiveEvaluator {
       s.mayHaveValue && ((s.min, s.max) match {
         case (Some(lo: String), Some(hi: String)) =>
           // Strings with prefix p lie in [p, p + max char); compare on the prefix length.
-          hi.take(p.length).compareTo(p) >= 0 && lo.take(p.length).compareTo(p) <= 0
+          val n = p.codePointCount(0, p.length)
+          StringOrder.compare(StringOrder.prefix(hi, n), p) >= 0 && StringOrder.compare(StringOrder.prefix(lo, n), p) <= 0
         case _ => true
       })
     }
