@@ -61,6 +61,17 @@ final class Bytes private (val path: String, val fileOffset: Long, private val b
     }
   }
 
+  /**
+   * Bytes `[off, off + len)` as an array and the index they start at in it: the backing
+   * array itself when there is one (reads hand out fresh arrays, never reused), else a copy.
+   * Nothing may write to the array.
+   */
+  def arrayView(off: Long, len: Int, what: => String): (Array[Byte], Int) = {
+    check(off, len, what)
+    if (buf.hasArray) (buf.array(), buf.arrayOffset() + buf.position() + off.toInt)
+    else (copyOfRange(off, len, what), 0)
+  }
+
   /** Copies `len` bytes starting at `off` into `dst` at `dstOff`. */
   def copyTo(off: Long, dst: Array[Byte], dstOff: Int, len: Int): Unit = {
     check(off, len, "copy")

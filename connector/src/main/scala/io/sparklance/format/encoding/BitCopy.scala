@@ -18,4 +18,15 @@ object BitCopy {
       while (i < n) { if (getBit(src, srcBit + i)) setBit(dst, dstBit + i); i += 1 }
     }
   }
+
+  /** How many of the first `n` bits of `bits` are unset: the nulls of a validity bitmap. */
+  def countUnset(bits: Array[Byte], n: Int): Int = {
+    var set = 0
+    val words = n >>> 6
+    var w = 0
+    while (w < words) { set += java.lang.Long.bitCount(io.sparklance.util.LittleEndian.getLong(bits, w << 3)); w += 1 }
+    var i = words << 6
+    while (i < n) { if (getBit(bits, i)) set += 1; i += 1 }
+    n - set
+  }
 }

@@ -14,11 +14,14 @@ sealed trait DecodedValues {
 }
 
 /**
- * Fixed-width values, little-endian. `bitsPerValue` is a multiple of 8, or 1 for booleans
- * (bit-packed, LSB first, starting at bit 0 of `data`).
+ * Fixed-width values, little-endian. `bitsPerValue` is a multiple of 8, with value `i` at
+ * byte `offset + i * bytesPerValue` of `data`, or 1 for booleans (bit-packed, LSB first,
+ * starting at bit 0 of `data`). Slices of byte-wide values share the array: a batch cut
+ * from a large decoded page is not copied before it is assembled into Arrow memory.
  */
-final class FixedWidthValues(val bitsPerValue: Int, val data: Array[Byte], val count: Int) extends DecodedValues {
+final class FixedWidthValues(val bitsPerValue: Int, val data: Array[Byte], val count: Int, val offset: Int = 0) extends DecodedValues {
   require(bitsPerValue == 1 || bitsPerValue % 8 == 0, s"bits per value $bitsPerValue")
+  require(offset == 0 || bitsPerValue % 8 == 0, "bit-packed values start at bit 0")
   def bytesPerValue: Int = bitsPerValue / 8
   def describe: String = s"$bitsPerValue-bit values"
 
@@ -29,8 +32,7 @@ final class FixedWidthValues(val bitsPerValue: Int, val data: Array[Byte], val c
       BitCopy.copyBits(data, from, out, 0, n)
       new FixedWidthValues(1, out, n)
     } else {
-      val w = bytesPerValue
-      new FixedWidthValues(bitsPerValue, java.util.Arrays.copyOfRange(data, from * w, until * w), n)
+      new FixedWidthValues(bitsPerValue, data, n, offset + from * bytesPerValue)
     }
   }
 }

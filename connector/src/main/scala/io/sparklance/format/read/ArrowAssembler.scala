@@ -80,7 +80,7 @@ object ArrowAssembler {
               bits
             }
           val itemValues = values.indices.map(k => if (items(k) == null) new NullValues(values(k).count * dim): DecodedValues else items(k).items)
-          load(v, n, Seq(validityBuffer(validity, n, allocator)))
+          load(v, n, validity, Seq.empty, allocator)
           val child = leaf(v.getField.getChildren.get(0), n * dim, itemValidity, itemValues, allocator, where)
           try child.makeTransferPair(v.getDataVector).transfer() finally child.close()
         case v: org.apache.arrow.vector.complex.StructVector =>
@@ -90,7 +90,7 @@ object ArrowAssembler {
             case _: NullValues => None
             case other => throw Errors.corrupt(where, s"a packed struct decoded to ${other.describe}")
           }
-          load(v, n, Seq(validityBuffer(validity, n, allocator)))
+          load(v, n, validity, Seq.empty, allocator)
           (0 until v.size()).foreach { c =>
             val childValues = values.indices.map(k => parts(k).fold(new NullValues(values(k).count): DecodedValues)(_.children(c)))
             val child = leaf(v.getField.getChildren.get(c), n, null, childValues, allocator, where)
@@ -98,36 +98,40 @@ object ArrowAssembler {
           }
         case _: BitVector | _: BaseFixedWidthVector =>
           val data = fixedData(vector, values, n, allocator, where)
-          load(vector, n, Seq(validityBuffer(validity, n, allocator), data))
+          load(vector, n, validity, Seq(data), allocator)
         case _: BaseVariableWidthVector =>
           val (offsets, data) = variableData(values, n, large = false, allocator, where)
-          load(vector, n, Seq(validityBuffer(validity, n, allocator), offsets, data))
+          load(vector, n, validity, Seq(offsets, data), allocator)
         case _: BaseLargeVariableWidthVector =>
           val (offsets, data) = variableData(values, n, large = true, allocator, where)
-          load(vector, n, Seq(validityBuffer(validity, n, allocator), offsets, data))
+          load(vector, n, validity, Seq(offsets, data), allocator)
         case _ => throw Errors.unsupported(s"reading Arrow type ${field.getType} as a leaf column", where)
       }
       vector
     } catch { case t: Throwable => vector.close(); throw t }
   }
 
-  /** Hands the buffers to the vector (which retains them) and drops our references. */
-  def load(vector: FieldVector, n: Int, buffers: Seq[ArrowBuf]): Unit =
-    try {
-      val nulls = BitVectorHelper.getNullCount(buffers.head, n)
-      vector.loadFieldBuffers(new ArrowFieldNode(n, nulls), java.util.Arrays.asList(buffers: _*))
-    } finally buffers.foreach(_.close())
+  /**
+   * Hands a validity bitmap (null: every slot valid) and the other buffers to the vector,
+   * which retains them, and drops our references. The null count comes from the heap
+   * bitmap. Without nulls the vector gets an empty validity buffer, from which Arrow makes
+   * its own all-valid bitmap (it would take a non-empty one as it is).
+   */
+  def load(vector: FieldVector, n: Int, validity: Array[Byte], rest: Seq[ArrowBuf], allocator: BufferAllocator): Unit = {
+    val nulls = if (validity == null) 0 else BitCopy.countUnset(validity, n)
+    val buffers =
+      try (if (nulls == 0) allocator.getEmpty else validityBuffer(validity, n, allocator)) +: rest
+      catch { case t: Throwable => rest.foreach(_.close()); throw t }
+    try vector.loadFieldBuffers(new ArrowFieldNode(n, nulls), java.util.Arrays.asList(buffers: _*))
+    finally buffers.foreach(_.close())
+  }
 
-  /** An Arrow validity buffer from an LSB-first bitmap (null: all valid). */
-  def validityBuffer(bits: Array[Byte], n: Int, allocator: BufferAllocator): ArrowBuf = {
+  /** An Arrow validity buffer of `n` slots from an LSB-first bitmap. */
+  private def validityBuffer(bits: Array[Byte], n: Int, allocator: BufferAllocator): ArrowBuf = {
     val bytes = (n + 7) / 8
     val buf = allocator.buffer(math.max(bytes, 1).toLong)
     buf.setZero(0, buf.capacity())
-    if (bits == null) {
-      // All valid: whole bytes of ones, then the bits of a partial last byte.
-      if (n >= 8) buf.setOne(0, (n / 8).toLong)
-      if (n % 8 != 0) buf.setByte((n / 8).toLong, (1 << (n % 8)) - 1)
-    } else buf.setBytes(0, bits, 0, bytes.toLong)
+    buf.setBytes(0, bits, 0, bytes.toLong)
     buf
   }
 
@@ -142,7 +146,7 @@ object ArrowAssembler {
           case f: FixedWidthValues if f.bitsPerValue == 8 =>
             // A constant boolean is stored as one bitmap byte per value (value in bit 0).
             var i = 0
-            while (i < v.count) { if ((f.data(i) & 1) != 0) BitCopy.setBit(out, pos + i); i += 1 }
+            while (i < v.count) { if ((f.data(f.offset + i) & 1) != 0) BitCopy.setBit(out, pos + i); i += 1 }
           case _: NullValues =>
           case other => throw Errors.corrupt(where, s"a boolean column decoded to ${other.describe}")
         }
@@ -160,7 +164,7 @@ object ArrowAssembler {
         values.foreach { v =>
           val len = v.count.toLong * width
           v match {
-            case f: FixedWidthValues if f.bitsPerValue == width * 8 => buf.setBytes(pos, f.data, 0, len)
+            case f: FixedWidthValues if f.bitsPerValue == width * 8 => buf.setBytes(pos, f.data, f.offset, len)
             case _: NullValues => buf.setZero(pos, len)
             case other => throw Errors.corrupt(where, s"a column of ${width * 8}-bit values decoded to ${other.describe}")
           }

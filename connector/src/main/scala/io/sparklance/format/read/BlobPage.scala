@@ -24,7 +24,7 @@ final class BlobPage(inner: PageUnits, layout: PageLayout.Blob, where: String) e
     }
     val (positions, sizes) = (desc.children(0), desc.children(1)) match {
       case (p: FixedWidthValues, s: FixedWidthValues) if p.bitsPerValue == 64 && s.bitsPerValue == 64 =>
-        (ByteBuffer.wrap(p.data).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer(), ByteBuffer.wrap(s.data).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer())
+        (longs(p), longs(s))
       case _ => throw Errors.corrupt(where, "blob descriptors are not 64-bit")
     }
     val n = u.numItems
@@ -53,9 +53,12 @@ final class BlobPage(inner: PageUnits, layout: PageLayout.Blob, where: String) e
     }
   }
 
+  private def longs(v: FixedWidthValues): java.nio.LongBuffer =
+    ByteBuffer.wrap(v.data, v.offset, 8 * v.count).slice().order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
+
   private def gather(v: FixedWidthValues, keep: Array[Int]): DecodedValues = {
     val out = new Array[Byte](keep.length * 8)
-    keep.indices.foreach(j => System.arraycopy(v.data, keep(j) * 8, out, j * 8, 8))
+    keep.indices.foreach(j => System.arraycopy(v.data, v.offset + keep(j) * 8, out, j * 8, 8))
     new FixedWidthValues(64, out, keep.length)
   }
 }

@@ -67,12 +67,13 @@ object Dictionaries {
       case d: FixedWidthValues =>
         val vw = d.bytesPerValue
         val src = d.data
+        val base = d.offset
         val out = new Array[Byte](Math.multiplyExact(n, vw))
         var i = 0
         vw match {
-          case 4 => while (i < n) { LE.putInt(out, i * 4, LE.getInt(src, ix(i) * 4)); i += 1 }
-          case 8 => while (i < n) { LE.putLong(out, i * 8, LE.getLong(src, ix(i) * 8)); i += 1 }
-          case _ => while (i < n) { System.arraycopy(src, ix(i) * vw, out, i * vw, vw); i += 1 }
+          case 4 => while (i < n) { LE.putInt(out, i * 4, LE.getInt(src, base + ix(i) * 4)); i += 1 }
+          case 8 => while (i < n) { LE.putLong(out, i * 8, LE.getLong(src, base + ix(i) * 8)); i += 1 }
+          case _ => while (i < n) { System.arraycopy(src, base + ix(i) * vw, out, i * vw, vw); i += 1 }
         }
         new FixedWidthValues(d.bitsPerValue, out, n)
       case other => throw Errors.unsupportedEncoding(where, "?", s"a dictionary of ${other.describe}")
@@ -83,15 +84,16 @@ object Dictionaries {
   private def checkedIndices(idx: FixedWidthValues, size: Int, where: => String): Array[Int] = {
     val n = idx.count
     val d = idx.data
+    val o = idx.offset
     val out = new Array[Int](n)
     def bad(i: Int, v: Long): Nothing =
       throw Errors.corrupt(where, s"dictionary index ${java.lang.Long.toUnsignedString(v)} at value $i is outside the $size-entry dictionary")
     var i = 0
     idx.bytesPerValue match {
-      case 1 => while (i < n) { val v = d(i) & 0xff; if (v >= size) bad(i, v); out(i) = v; i += 1 }
-      case 2 => while (i < n) { val v = LE.getShort(d, 2 * i) & 0xffff; if (v >= size) bad(i, v); out(i) = v; i += 1 }
-      case 4 => while (i < n) { val v = LE.getInt(d, 4 * i); if (v < 0 || v >= size) bad(i, v & 0xffffffffL); out(i) = v; i += 1 }
-      case 8 => while (i < n) { val v = LE.getLong(d, 8 * i); if (v < 0 || v >= size) bad(i, v); out(i) = v.toInt; i += 1 }
+      case 1 => while (i < n) { val v = d(o + i) & 0xff; if (v >= size) bad(i, v); out(i) = v; i += 1 }
+      case 2 => while (i < n) { val v = LE.getShort(d, o + 2 * i) & 0xffff; if (v >= size) bad(i, v); out(i) = v; i += 1 }
+      case 4 => while (i < n) { val v = LE.getInt(d, o + 4 * i); if (v < 0 || v >= size) bad(i, v & 0xffffffffL); out(i) = v; i += 1 }
+      case 8 => while (i < n) { val v = LE.getLong(d, o + 8 * i); if (v < 0 || v >= size) bad(i, v); out(i) = v.toInt; i += 1 }
       case w => throw Errors.corrupt(where, s"dictionary indices of $w bytes")
     }
     out

@@ -132,21 +132,26 @@ object FullZipPage {
     }
   }
 
-  /** The `n` values of `w` bytes at `buf(starts(i))`, one after the other; one copy when `contiguous`. */
-  private def gatherFixed(buf: Bytes, starts: Array[Long], w: Int, n: Int, contiguous: Boolean, where: String): Array[Byte] =
-    if (contiguous) buf.copyOfRange(0, Math.multiplyExact(n, w), s"$where, values")
-    else {
+  /**
+   * The `n` values of `w` bytes at `buf(starts(i))`, one after the other, as `bits`-bit
+   * values: used where they were read when `contiguous`, else gathered.
+   */
+  private def gatherFixed(bits: Int, buf: Bytes, starts: Array[Long], w: Int, n: Int, contiguous: Boolean, where: String): FixedWidthValues =
+    if (contiguous) {
+      val (array, at) = buf.arrayView(0, Math.multiplyExact(n, w), s"$where, values")
+      new FixedWidthValues(bits, array, Math.multiplyExact(n, w * 8 / bits), at)
+    } else {
       val data = new Array[Byte](Math.multiplyExact(n, w))
       var i = 0
       while (i < n) { buf.copyTo(starts(i), data, i * w, w); i += 1 }
-      data
+      new FixedWidthValues(bits, data, Math.multiplyExact(n, w * 8 / bits))
     }
 
   private def perValue(enc: CE, buf: Bytes, starts: Array[Long], lengths: Array[Long], n: Int,
                        valueBytes: Option[Long], contiguous: Boolean, where: String): DecodedValues =
     (enc, valueBytes) match {
       case (CE.Flat(bits, None), Some(w)) if bits == w * 8 =>
-        new FixedWidthValues(bits, gatherFixed(buf, starts, w.toInt, n, contiguous, where), n)
+        gatherFixed(bits, buf, starts, w.toInt, n, contiguous, where)
       case (CE.Variable(_, None) | CE.Fsst(_, CE.Variable(_, None)) | CE.General(_, CE.Variable(_, None)), None) =>
         variableValues(enc, buf, starts, lengths, n, where)
       case (CE.FixedSizeList(dim, hasValidity, CE.Flat(bits, None)), Some(w)) if bits % 8 == 0 =>
@@ -156,7 +161,7 @@ object FullZipPage {
         val itemBytes = bits / 8
         if (w != vBytes + d.toLong * itemBytes) throw Errors.corrupt(where, s"full-zip values of $w bytes do not hold $d items of $bits bits")
         val items = Math.multiplyExact(n, d)
-        if (!hasValidity) new FixedSizeListValues(d, null, new FixedWidthValues(bits, gatherFixed(buf, starts, w.toInt, n, contiguous, where), items), n)
+        if (!hasValidity) new FixedSizeListValues(d, null, gatherFixed(bits, buf, starts, w.toInt, n, contiguous, where), n)
         else {
           val data = new Array[Byte](Math.multiplyExact(items, itemBytes))
           val validity = new Array[Byte]((items + 7) / 8)

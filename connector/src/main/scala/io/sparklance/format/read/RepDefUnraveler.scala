@@ -155,7 +155,7 @@ object RepDefUnraveler {
         }
         vector match {
           case sv: StructVector =>
-            ArrowAssembler.load(sv, n, Seq(ArrowAssembler.validityBuffer(validity, n, allocator)))
+            ArrowAssembler.load(sv, n, validity, Seq.empty, allocator)
             f.children.zipWithIndex.foreach { case (c, ci) =>
               val child = node(top, c, arrow.getChildren.get(ci), nodeDepth + 1, streams, allocator, where)
               try {
@@ -184,7 +184,7 @@ object RepDefUnraveler {
             val offsets = allocator.buffer((n.toLong + 1) * ow)
             k = 0
             while (k <= n) { if (large) offsets.setLong(k.toLong * 8, ends(k).toLong) else offsets.setInt(k.toLong * 4, ends(k)); k += 1 }
-            ArrowAssembler.load(vector, n, Seq(ArrowAssembler.validityBuffer(validity, n, allocator), offsets))
+            ArrowAssembler.load(vector, n, validity, Seq(offsets), allocator)
             val child = node(top, f.children.head, arrow.getChildren.get(0), nodeDepth + 1, streams, allocator, where)
             val data = lv match {
               case l: ListVector => l.getDataVector

@@ -111,7 +111,7 @@ object ValueDecoders {
     val children = widths.map { w =>
       val out = new Array[Byte](Math.multiplyExact(n, w))
       var i = 0
-      while (i < n) { System.arraycopy(rows.data, i * rowBytes + off, out, i * w, w); i += 1 }
+      while (i < n) { System.arraycopy(rows.data, rows.offset + i * rowBytes + off, out, i * w, w); i += 1 }
       off += w
       new FixedWidthValues(w * 8, out, n): DecodedValues
     }
@@ -177,7 +177,7 @@ object ValueDecoders {
   def levels(decoder: Decoder, buf: Bytes, n: Int, where: => String): Array[Short] = decoder.decode(IndexedSeq(buf), n, where) match {
     case f: FixedWidthValues if f.bitsPerValue == 16 =>
       val out = new Array[Short](n)
-      ByteBuffer.wrap(f.data).order(ByteOrder.LITTLE_ENDIAN).asShortBuffer().get(out, 0, n)
+      ByteBuffer.wrap(f.data, f.offset, 2 * n).slice().order(ByteOrder.LITTLE_ENDIAN).asShortBuffer().get(out, 0, n)
       out
     case other => throw Errors.corrupt(where, s"repetition/definition levels are not 16-bit values (${other.describe})")
   }
@@ -205,7 +205,12 @@ object ValueDecoders {
     val need = (n.toLong * bits + 7) / 8
     if (need > buf.length)
       throw Errors.corrupt(buf.path, buf.fileOffset, s"$n values of $bits bits need $need bytes but the buffer has ${buf.length} ($where)")
-    new FixedWidthValues(bits, buf.copyOfRange(0, need.toInt, s"$n flat values"), n)
+    // Byte-wide values are used where they were read; packed bits must start at bit 0.
+    if (bits % 8 != 0) new FixedWidthValues(bits, buf.copyOfRange(0, need.toInt, s"$n flat values"), n)
+    else {
+      val (array, at) = buf.arrayView(0, need.toInt, s"$n flat values")
+      new FixedWidthValues(bits, array, n, at)
+    }
   }
 
   private def constant(value: Array[Byte], n: Int): FixedWidthValues = {

@@ -18,9 +18,9 @@ import org.apache.spark.unsafe.types.UTF8String
  * throwing when called for a type the column does not have.
  */
 private[spark] abstract class ArrowColumn(sparkType: DataType, vector: FieldVector) extends ColumnVector(sparkType) {
-  // Counted once per batch (Arrow counts the bitmap's bits on every call); a column without
-  // nulls never reads its bitmap.
-  private[this] val nulls = vector.getNullCount
+  // Counted once per batch, unchecked (Arrow counts the bitmap through bounds-checked reads
+  // on every call); a column without nulls never reads its bitmap again.
+  private[this] val nulls = ArrowColumn.nullCount(vector)
   private[this] val validity = if (nulls == 0) 0L else vector.getValidityBufferAddress
 
   override final def hasNull: Boolean = nulls > 0
@@ -50,6 +50,20 @@ private[spark] abstract class ArrowColumn(sparkType: DataType, vector: FieldVect
 }
 
 private[columns] object ArrowColumn {
+  /** Unset bits among the first `getValueCount` of the vector's validity bitmap. */
+  def nullCount(vector: FieldVector): Int = {
+    val n = vector.getValueCount
+    if (n == 0) return 0
+    val address = vector.getValidityBufferAddress
+    var set = 0
+    val words = n >>> 6
+    var w = 0
+    while (w < words) { set += java.lang.Long.bitCount(Platform.getLong(null, address + 8L * w)); w += 1 }
+    var i = words << 6
+    while (i < n) { set += (Platform.getByte(null, address + (i >>> 3)) >>> (i & 7)) & 1; i += 1 }
+    n - set
+  }
+
   /** Row `i`'s entry in an Arrow offsets buffer of 32-bit (or, when `large`, 64-bit) offsets. */
   @inline def offset(address: Long, large: Boolean, i: Int): Long =
     if (large) Platform.getLong(null, address + 8L * i) else Platform.getInt(null, address + 4L * i)
