@@ -64,10 +64,8 @@ final class LanceScan(
     ScanPlanner.splits(tasks, ids, sizing).map(s => LanceInputPartition(s): InputPartition).toArray
   }
 
-  override def createReaderFactory(): PartitionReaderFactory = {
-    val stores = new BroadcastStores(org.apache.spark.sql.SparkSession.active.sparkContext.broadcast(table.stores))
-    LanceReaderFactory(stores, fields, metadata, table.options.batchSize, table.options.taskMemoryBytes, predicate)
-  }
+  override def createReaderFactory(): PartitionReaderFactory =
+    LanceReaderFactory(table.executorStores, fields, metadata, table.options.batchSize, table.options.taskMemoryBytes, predicate)
 
   /** Rows after deletions and bytes of the projected columns, from the manifest alone. */
   override def estimateStatistics(): Statistics = {

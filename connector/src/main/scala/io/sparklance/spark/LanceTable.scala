@@ -19,6 +19,14 @@ final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val st
     StructType(snapshot.manifest.schema.fields.map(f => SparkArrow.sparkField(f.toArrow(where), where)))
   }
 
+  /**
+   * The stores as executors get them: broadcast once per table rather than once per query,
+   * since serializing a Hadoop configuration (and sizing it for the block manager) is a
+   * visible part of a short query's time on the driver.
+   */
+  lazy val executorStores: ObjectStoreFactory =
+    new BroadcastStores(org.apache.spark.sql.SparkSession.active.sparkContext.broadcast(stores))
+
   override def name(): String = s"lance.`${snapshot.root}`@v${snapshot.version}"
 
   override def schema(): StructType = sparkSchema
