@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionRead
 import org.apache.spark.sql.types.StructType
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.{MetadataColumn, RowLimit, ScanPlan, ScanPlanner, ScanTask, SplitSizing}
+import io.sparklance.table.{MetadataColumn, RowLimit, ScanPlan, ScanPlanner, ScanTask, SplitSizing, ValueWidths}
 import io.sparklance.table.expr.Expr
 
 /**
@@ -35,33 +35,30 @@ final class LanceScan(
 
   private def fieldIds: Set[Int] = fields.iterator.flatMap(_.preOrder).map(_.id).toSet
 
+  private lazy val widths: Map[Int, Long] = ValueWidths.of(table.snapshot.manifest.schema, table.snapshot.manifestPath)
+
   override def readSchema(): StructType = schema
 
   override def toBatch: Batch = this
 
   /**
    * Bytes of the projected columns in the rows the planned tasks read, from the manifest
-   * alone (a task's share of its files' bytes).
+   * alone (a task's share of its files' bytes, shared among columns by estimated width).
    */
   private def projectedBytes: Long = {
     val ids = fieldIds
-    tasks.iterator.map(_.bytesToRead(ids)).sum
+    tasks.iterator.map(_.bytesToRead(ids, widths)).sum
   }
 
   /**
-   * Splits sized as Spark sizes file splits (FilePartition.maxSplitBytes): the target is the
-   * split size option, lowered to spread the table over every core when it is small
-   * (min(splitSize, max(openCost, (bytes + pieces * openCost) / defaultParallelism))). The
-   * per-piece open cost keeps a table of many tiny fragments from exploding into one
-   * partition per few fragments.
+   * Equal splits of at most the split size, as many as Spark's default parallelism or a
+   * multiple of it (see [[ScanPlanner.splits]]); the per-piece open cost keeps a table of
+   * many tiny fragments from exploding into one partition per fragment.
    */
   override def planInputPartitions(): Array[InputPartition] = {
-    val ids = fieldIds
-    val total = projectedBytes + tasks.size.toLong * table.options.openCostBytes
     val parallelism = org.apache.spark.sql.SparkSession.active.sparkContext.defaultParallelism
-    val target = math.min(table.options.splitSizeBytes, math.max(table.options.openCostBytes, total / math.max(parallelism, 1)))
-    val sizing = SplitSizing(math.max(target, 1L), table.options.openCostBytes)
-    ScanPlanner.splits(tasks, ids, sizing).map(s => LanceInputPartition(s): InputPartition).toArray
+    val sizing = SplitSizing(table.options.splitSizeBytes, table.options.openCostBytes, math.max(parallelism, 1))
+    ScanPlanner.splits(tasks, fieldIds, widths, sizing).map(s => LanceInputPartition(s): InputPartition).toArray
   }
 
   override def createReaderFactory(): PartitionReaderFactory =

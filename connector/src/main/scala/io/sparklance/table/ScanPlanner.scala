@@ -8,14 +8,18 @@ import io.sparklance.storage
 import io.sparklance.storage.ObjectStore
 
 // Spec: lance-format/lance docs/src/format/table/index.md (fragments). Turns a pinned
-// snapshot into scan tasks and groups them into splits sized by bytes, the way Spark's own
-// file sources size theirs, so that parallelism does not depend on how the data was
-// written: a fragment larger than the target is cut into row ranges, small fragments are
-// packed together.
+// snapshot into scan tasks and cuts them into splits by bytes, so that parallelism does not
+// depend on how the data was written: large fragments are cut into row ranges, small ones
+// share a split, and the splits come out equal and a multiple of the cores, so that no core
+// is left reading a last split alone.
 
-/** How to size splits: a target in bytes, and the cost charged for opening one task. */
-final case class SplitSizing(targetBytes: Long, openCostBytes: Long) {
-  require(targetBytes > 0 && openCostBytes >= 0, "split sizes must be positive")
+/**
+ * How to size splits: at most `targetBytes` each, `openCostBytes` charged for every piece
+ * of a fragment a split reads (as spark.sql.files.openCostInBytes), spread over
+ * `parallelism` cores.
+ */
+final case class SplitSizing(targetBytes: Long, openCostBytes: Long, parallelism: Int = 1) {
+  require(targetBytes > 0 && openCostBytes >= 0 && parallelism > 0, "split sizes and parallelism must be positive")
 }
 
 object SplitSizing {
@@ -137,32 +141,51 @@ object ScanPlanner {
   }
 
   /**
-   * Groups tasks into splits of about `sizing.targetBytes` (counting only the files that hold
-   * `fieldIds`, or all files when empty): large fragments become several row ranges, small
-   * ones share a split. Order is kept, so splits read the table front to back.
+   * Cuts `tasks` into splits reading about equal bytes (of the files holding `fieldIds`, or
+   * all files when empty, shared among fields by `widths`), each task's open cost included.
+   * There are as many splits as the cores, or, when that would make them larger than the
+   * target, the next multiple of the cores that does not: every wave of tasks keeps every
+   * core busy. A split holds consecutive pieces of the tasks, in order, so splits read the
+   * table front to back; a task is cut where a split ends unless one side would be smaller
+   * than the open cost, which keeps slivers of fragments from costing an open of their own.
    */
-  def splits(tasks: IndexedSeq[ScanTask], fieldIds: Set[Int], sizing: SplitSizing): IndexedSeq[IndexedSeq[ScanTask]] = {
-    val pieces = tasks.flatMap { t =>
-      val bytes = t.bytesToRead(fieldIds)
-      val parts = math.max(1L, math.min(t.rowsToRead, (bytes + sizing.targetBytes - 1) / sizing.targetBytes)).toInt
-      if (parts == 1) IndexedSeq(t -> bytes)
-      else (0 until parts).map(i => t.piece(i, parts) -> bytes / parts)
-    }
+  def splits(tasks: IndexedSeq[ScanTask], fieldIds: Set[Int], widths: Map[Int, Long], sizing: SplitSizing): IndexedSeq[IndexedSeq[ScanTask]] = {
+    if (tasks.isEmpty) return IndexedSeq.empty
+    val weights = tasks.map(t => (t.bytesToRead(fieldIds, widths) + sizing.openCostBytes).toDouble.max(1.0))
+    val total = weights.sum
+    val p = sizing.parallelism
+    val waves = math.max(1.0, math.ceil(total / (p.toDouble * sizing.targetBytes)))
+    val rows = tasks.iterator.map(_.rowsToRead).sum
+    val n = math.max(1L, math.min(rows, (p * waves).toLong))
+    val per = total / n
     val out = ArrayBuffer.empty[IndexedSeq[ScanTask]]
     val current = ArrayBuffer.empty[ScanTask]
-    var size = 0L
-    pieces.foreach { case (t, bytes) =>
-      // As Spark's FilePartition: a piece joins the split unless its bytes overflow it; its
-      // open cost counts against the pieces after it.
-      if (current.nonEmpty && size + bytes > sizing.targetBytes) {
-        out += current.toIndexedSeq
-        current.clear()
-        size = 0
+    def close(): Unit = if (current.nonEmpty) { out += current.toIndexedSeq; current.clear() }
+    var k = 1L // the current split ends at k * per
+    var start = 0.0 // where the task begins, in weight
+    tasks.indices.foreach { i =>
+      val (t, w) = (tasks(i), weights(i))
+      var from = 0.0 // the fraction of the task already placed
+      while (from < 1.0) {
+        val cut = (k * per - start) / w // where the current split ends, in fractions of the task
+        if (k >= n || cut >= 1.0 - 1e-9) {
+          current ++= t.part(from, 1.0)
+          from = 1.0
+        } else {
+          // Not cut when the piece before or after the split's end would be a sliver.
+          val at =
+            if ((cut - from) * w < sizing.openCostBytes) from
+            else if ((1.0 - cut) * w < sizing.openCostBytes) 1.0
+            else math.max(from, cut)
+          current ++= t.part(from, at)
+          from = at
+          close()
+          k += 1
+        }
       }
-      current += t
-      size += bytes + sizing.openCostBytes
+      start += w
     }
-    if (current.nonEmpty) out += current.toIndexedSeq
+    close()
     out.toIndexedSeq
   }
 }

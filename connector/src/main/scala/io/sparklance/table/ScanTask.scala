@@ -47,13 +47,22 @@ final case class ScanTask(
   def rowsToRead: Long = selection.fold(numRows)(_.getLongCardinality)
 
   /**
-   * The task's share of the bytes of its files holding `fieldIds` (all files when empty),
-   * from the sizes the manifest records: what reading it costs, for splits and statistics.
+   * The task's share of the bytes of `fieldIds` (all fields when empty) in its files, from
+   * the sizes the manifest records: what reading it costs, for splits and statistics. A
+   * file's bytes are shared among its fields by their estimated `widths` (see
+   * [[ValueWidths]]; a field without one counts as one byte).
    */
-  def bytesToRead(fieldIds: Set[Int]): Long = {
-    val held = if (fieldIds.isEmpty) files else files.filter(f => fieldIds.exists(f.holds))
-    val total = held.iterator.map(_.sizeBytes).sum
-    if (physicalRows == 0) 0L else (BigInt(total) * rowsToRead / physicalRows).toLong
+  def bytesToRead(fieldIds: Set[Int], widths: Map[Int, Long]): Long = {
+    val bytes = files.iterator.map { f =>
+      if (fieldIds.isEmpty) f.sizeBytes.toDouble
+      else if (!fieldIds.exists(f.holds)) 0.0
+      else {
+        val all = f.fieldIds.iterator.map(widths.getOrElse(_, 1L)).sum
+        val read = f.fieldIds.iterator.filter(fieldIds.contains).map(widths.getOrElse(_, 1L)).sum
+        if (all <= 0) f.sizeBytes.toDouble else f.sizeBytes.toDouble * math.min(read, all) / all
+      }
+    }.sum
+    if (physicalRows == 0) 0L else (bytes * rowsToRead / physicalRows).toLong
   }
 
   /** Only the selected `offsets` of this task, spanning from the first to the last of them. */
@@ -63,16 +72,22 @@ final case class ScanTask(
   }
 
   /**
-   * Piece `i` of `parts` pieces of about equal rows to read: row ranges, or runs of the
-   * selection holding equal numbers of offsets.
+   * The part of the task from fraction `from` to fraction `until` (0 to 1) of the rows it
+   * reads: a row range, or the run of the selection's offsets with those ranks; None when
+   * it holds no row.
    */
-  def piece(i: Int, parts: Int): ScanTask = selection match {
-    case None => copy(rowStart = rowStart + numRows * i / parts, rowEnd = rowStart + numRows * (i + 1) / parts)
-    case Some(s) =>
-      val n = s.getLongCardinality
-      val from = n * i / parts
-      val until = n * (i + 1) / parts
-      val rows = RoaringBitmap.and(s, RoaringBitmap.bitmapOfRange(s.select(from.toInt) & 0xffffffffL, (s.select((until - 1).toInt) & 0xffffffffL) + 1))
-      select(rows)
+  def part(from: Double, until: Double): Option[ScanTask] = {
+    require(from >= 0 && from <= until && until <= 1, s"a part [$from, $until) of a task")
+    def rank(n: Long, f: Double): Long = if (f >= 1) n else math.min(n, (n * f).toLong)
+    selection match {
+      case None =>
+        val (a, b) = (rowStart + rank(numRows, from), rowStart + rank(numRows, until))
+        if (b <= a) None else Some(copy(rowStart = a, rowEnd = b))
+      case Some(s) =>
+        val n = s.getLongCardinality
+        val (a, b) = (rank(n, from), rank(n, until))
+        if (b <= a) None
+        else Some(select(RoaringBitmap.and(s, RoaringBitmap.bitmapOfRange(s.select(a.toInt) & 0xffffffffL, (s.select((b - 1).toInt) & 0xffffffffL) + 1))))
+    }
   }
 }

@@ -116,7 +116,7 @@ class AccessPatternSuite extends AnyFunSuite {
     val (snapshot, tasks, starts) = fragmentsOf("basic_types_large")
     val t = tasks.head
     val selection = org.roaringbitmap.RoaringBitmap.bitmapOf((0 until t.physicalRows.toInt by 3): _*)
-    val splits = ScanPlanner.splits(IndexedSeq(t.select(selection)), Set.empty, SplitSizing(512 * 1024, 0))
+    val splits = ScanPlanner.splits(IndexedSeq(t.select(selection)), Set.empty, Map.empty, SplitSizing(512 * 1024, 0))
     val pieces = splits.flatten
     assert(pieces.length > 2)
     val counts = pieces.map(_.rowsToRead)
