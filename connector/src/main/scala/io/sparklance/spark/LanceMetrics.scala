@@ -2,7 +2,7 @@ package io.sparklance.spark
 
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
 
-/** The scan metrics shown in the Spark UI, summed over tasks. */
+/** The scan metrics shown in the Spark UI, summed over tasks (the peak: its largest). */
 object LanceMetrics {
   val BytesRead = "lanceBytesRead"
   val RowsDeleted = "lanceRowsDeleted"
@@ -12,6 +12,7 @@ object LanceMetrics {
   val RowsPruned = "lanceRowsPruned"
   val IndexFragments = "lanceIndexFragments"
   val IndexRows = "lanceIndexRows"
+  val ArrowPeak = "lanceArrowPeakBytes"
 
   // Spark instantiates metric classes reflectively by name, so each needs a no-arg class.
   final class BytesReadMetric extends CustomSumMetric {
@@ -49,8 +50,17 @@ object LanceMetrics {
     override def description(): String = "rows chosen by BTREE/BITMAP index look-ups"
   }
 
+  /** The most Arrow memory one task's reader held at once: what the batch size bounds. */
+  final class ArrowPeakMetric extends CustomMetric {
+    override def name(): String = ArrowPeak
+    override def description(): String = "peak Arrow memory of a task (bytes)"
+    override def aggregateTaskMetrics(taskMetrics: Array[Long]): String =
+      if (taskMetrics.isEmpty) "0" else taskMetrics.max.toString
+  }
+
   def all: Array[CustomMetric] = Array(new BytesReadMetric, new RowsDeletedMetric, new FragmentsReadMetric,
-    new FragmentsPrunedMetric, new ZonesPrunedMetric, new RowsPrunedMetric, new IndexFragmentsMetric, new IndexRowsMetric)
+    new FragmentsPrunedMetric, new ZonesPrunedMetric, new RowsPrunedMetric, new IndexFragmentsMetric, new IndexRowsMetric,
+    new ArrowPeakMetric)
 
   def task(metric: String, amount: Long): CustomTaskMetric = new CustomTaskMetric {
     override def name(): String = metric

@@ -82,7 +82,8 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
       LanceMetrics.task(LanceMetrics.BytesRead, bytesRead + live._1),
       LanceMetrics.task(LanceMetrics.RowsDeleted, rowsDeleted + live._2),
       LanceMetrics.task(LanceMetrics.RowsPruned, rowsPruned + live._3),
-      LanceMetrics.task(LanceMetrics.FragmentsRead, fragments))
+      LanceMetrics.task(LanceMetrics.FragmentsRead, fragments),
+      LanceMetrics.task(LanceMetrics.ArrowPeak, allocator.getPeakMemoryAllocation))
   }
 
   override def next(): Boolean = {

@@ -96,4 +96,18 @@ class SparkReadSuite extends AnyFunSuite with LocalSpark {
     assert(scan("2") == scan("2"))
     assert(scan("2") != scan("3"))
   }
+
+  test("a task's peak Arrow memory follows the batch size, not the fragment size") {
+    val uri = Golden.dataset("basic_types_large").uri // 2 fragments of 60,000 rows
+    def peak(batch: Int): Long = {
+      val q = spark.read.format("lance").option("batchSize", batch.toString).load(uri).select("string_col", "int64_col")
+      assert(q.collect().length == 120000)
+      val scan = q.queryExecution.executedPlan.collectFirst { case s: org.apache.spark.sql.execution.datasources.v2.BatchScanExec => s }.get
+      // Summed over the tasks; every task reads whole batches of its pieces.
+      scan.metrics(LanceMetrics.ArrowPeak).value
+    }
+    val small = peak(256)
+    val large = peak(16384)
+    assert(small > 0 && large > 4 * small, s"peak Arrow bytes: $small at 256 rows a batch, $large at 16384")
+  }
 }
