@@ -356,6 +356,8 @@ def queries(rows: int) -> list[dict]:
          "noop": True, "sql": "SELECT * FROM {t}"},
         {"name": "one column: sum(f1)", "table": "scalar", "rows": rows,
          "sql": "SELECT sum(f1) FROM {t}"},
+        {"name": "one column to noop sink: SELECT f1", "table": "scalar", "rows": rows,
+         "noop": True, "sql": "SELECT f1 FROM {t}"},
         {"name": f"range filter 0.1%: id BETWEEN {lo} AND {hi}", "table": "scalar", "rows": rows,
          "sql": f"SELECT count(*), sum(f1) FROM {{t}} WHERE id BETWEEN {lo} AND {hi}"},
         {"name": "point look-up: id IN (10 keys), all columns", "table": "scalar", "rows": rows,

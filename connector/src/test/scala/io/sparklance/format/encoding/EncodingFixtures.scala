@@ -37,7 +37,7 @@ object EncodingFixtures extends Assertions {
 
   /** Decoded little-endian values as Longs: 8-, 16- and 32-bit ones zero-extended, 64-bit ones as they are. */
   def longs(v: FixedWidthValues): Array[Long] = {
-    val bb = java.nio.ByteBuffer.wrap(v.data).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+    val bb = java.nio.ByteBuffer.wrap(v.data, v.offset, v.data.length - v.offset).slice().order(java.nio.ByteOrder.LITTLE_ENDIAN)
     Array.tabulate(v.count) { i =>
       v.bitsPerValue match {
         case 8 => bb.get(i) & 0xffL
@@ -51,7 +51,7 @@ object EncodingFixtures extends Assertions {
   /** Decoded little-endian 32-bit values as signed Ints. */
   def ints(v: FixedWidthValues): Array[Int] = {
     assert(v.bitsPerValue == 32)
-    Array.tabulate(v.count)(i => java.nio.ByteBuffer.wrap(v.data).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(4 * i))
+    longs(v).map(_.toInt)
   }
 
   def hex(s: String): Array[Byte] = s.grouped(2).map(Integer.parseInt(_, 16).toByte).toArray

@@ -35,10 +35,14 @@ class DictionariesSuite extends AnyFunSuite {
   test("fixed-width items of 1, 2, 4, 8 and 16 bytes") {
     for (w <- Seq(1, 2, 4, 8, 16)) {
       val data = Array.tabulate(3 * w)(i => (i * 7 + 1).toByte)
-      val dict = Dictionaries.prepare(new FixedWidthValues(w * 8, data, 3), "test")
-      val out = Dictionaries.lookup(dict, indices(32, 2, 0, 2, 1), "test").asInstanceOf[FixedWidthValues]
       val expected = Seq(2, 0, 2, 1).flatMap(k => data.slice(k * w, k * w + w))
-      assert(out.data.sameElements(expected), s"$w-byte items")
+      // The same items at offset 0 and as a view one item into a larger array.
+      val padded = Array.fill[Byte](w)(99) ++ data
+      for (items <- Seq(new FixedWidthValues(w * 8, data, 3), new FixedWidthValues(w * 8, padded, 3, w))) {
+        val dict = Dictionaries.prepare(items, "test")
+        val out = Dictionaries.lookup(dict, indices(32, 2, 0, 2, 1), "test").asInstanceOf[FixedWidthValues]
+        assert(out.data.slice(out.offset, out.offset + 4 * w).sameElements(expected), s"$w-byte items at offset ${items.offset}")
+      }
     }
   }
 
