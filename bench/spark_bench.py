@@ -11,8 +11,8 @@ RecordBatchReader) and by pyarrow.parquet (snappy, one file per table, row group
 128 MB). The Lance scalar table then gets a ZONEMAP and a BTREE index on id (both on the
 same column, pylance allows it). Both writers see exactly the same batches.
 
-Then one local[2] SparkSession (6g driver) runs each query against both formats: one
-warm-up run, then the best of --reps runs, and checks that both formats return the same
+Then one local[2] SparkSession (6g driver) runs each query against both formats: --warmups
+warm-up runs (3), then the best of --reps runs (9), and checks that both formats return the same
 answer. A separate, untimed run per query samples JVM memory (heap used, Netty/JDK direct
 memory, process RSS) every ~20 ms. Finally it measures driver-side planning time for a Lance
 table with --fragments fragments of one row each (written with
@@ -21,7 +21,7 @@ lance.fragment.write_fragments + one LanceDataset.commit).
 Usage:
     python bench/spark_bench.py                 # 10,000,000 rows
     python bench/spark_bench.py --rows 1000000  # quick mode
-    options: --force (regenerate data), --reps 3, --fragments 100000, --no-memory,
+    options: --force (regenerate data), --warmups 3, --reps 9, --fragments 100000, --no-memory,
              --no-fragments
 """
 
@@ -381,8 +381,8 @@ def mb(n: int) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=10_000_000)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--warmups", type=int, default=2)
+    ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--warmups", type=int, default=3)
     ap.add_argument("--force", action="store_true", help="regenerate the cached data")
     ap.add_argument("--fragments", type=int, default=100_000)
     ap.add_argument("--no-fragments", action="store_true")
