@@ -1,6 +1,5 @@
 package io.sparklance.format
 
-import io.sparklance.format.read.FieldScanner
 import io.sparklance.storage.ObjectStore
 
 // Every data file version the table layer meets (legacy 0.1, 2.0, 2.1, 2.2) is read through

@@ -1,7 +1,6 @@
 package io.sparklance.format
 
 import io.sparklance.format.proto.FileMetadataCodec
-import io.sparklance.format.read.FieldScanner
 import io.sparklance.storage.{ObjectStore, RangeReader}
 import io.sparklance.util.{Bytes, Errors}
 

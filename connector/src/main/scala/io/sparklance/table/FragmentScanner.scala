@@ -5,8 +5,7 @@ import scala.collection.mutable
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
 
-import io.sparklance.format.{DataFileReader, LanceField}
-import io.sparklance.format.read.FieldScanner
+import io.sparklance.format.{DataFileReader, FieldScanner, LanceField}
 import io.sparklance.storage.ObjectStore
 import io.sparklance.util.Errors
 

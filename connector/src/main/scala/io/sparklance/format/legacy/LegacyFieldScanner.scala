@@ -3,8 +3,7 @@ package io.sparklance.format.legacy
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.FieldVector
 
-import io.sparklance.format.LanceField
-import io.sparklance.format.read.FieldScanner
+import io.sparklance.format.{FieldScanner, LanceField}
 import io.sparklance.util.Errors
 
 // Spec: lance-format/lance rust/lance-file/src/previous/format/metadata.rs (batch offsets). Rows

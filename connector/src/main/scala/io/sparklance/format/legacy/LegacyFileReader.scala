@@ -2,9 +2,8 @@ package io.sparklance.format.legacy
 
 import scala.collection.mutable
 
-import io.sparklance.format.{DataFileReader, FileVersion, LanceField}
+import io.sparklance.format.{DataFileReader, FieldScanner, FileVersion, LanceField}
 import io.sparklance.format.proto.LegacyMetadataCodec
-import io.sparklance.format.read.FieldScanner
 import io.sparklance.storage.{ObjectStore, RangeReader}
 import io.sparklance.util.{Bytes, Errors}
 

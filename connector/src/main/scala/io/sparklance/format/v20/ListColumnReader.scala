@@ -130,7 +130,7 @@ private[v20] final class ListColumnReader(
         throw Errors.unsupported(s"a batch of lists with $itemTotal items (more than a vector holds)", s"${file.path}, $what; lower the batch size")
       itemRuns += Run(itemsToSkip, (itemTotal - itemsBefore).toInt)
     }
-    VectorWriter.loadBuffers(vector, n, validity, Seq(offsets.array()), allocator)
+    PageSliceAssembler.loadBuffers(vector, n, validity, Seq(offsets.array()), allocator)
     val data = vector match {
       case l: ListVector => l.getDataVector
       case l: LargeListVector => l.getDataVector

@@ -64,7 +64,7 @@ private[v20] final class PageColumnReader(
         advancePastEmpty()
       }
     }
-    VectorWriter.fill(vector, slices.toSeq, allocator, file.path, what)
+    PageSliceAssembler.fill(vector, slices.toSeq, allocator, file.path, what)
   }
 
   private def decodePage(i: Int): PageValues = {

@@ -38,7 +38,7 @@ private[v20] final class StructColumnReader(
     val n = runs.map(_.count).sum
     val validity = new Array[Byte]((n + 7) / 8)
     java.util.Arrays.fill(validity, 0xff.toByte)
-    VectorWriter.loadBuffers(vector, n, validity, Seq.empty, allocator)
+    PageSliceAssembler.loadBuffers(vector, n, validity, Seq.empty, allocator)
     val vectors = vector.asInstanceOf[StructVector].getChildrenFromFields.asScala.toIndexedSeq
     children.indices.foreach(i => children(i).read(runs, vectors(i), allocator))
     left -= span

@@ -6,9 +6,8 @@ import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.FieldVector
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 
-import io.sparklance.format.{BlobDescriptors, ColumnInfo, LanceField, LanceFileReader}
+import io.sparklance.format.{BlobDescriptors, ColumnInfo, FieldScanner, LanceField, LanceFileReader}
 import io.sparklance.format.proto.ArrayEncodingCodec
-import io.sparklance.format.read.FieldScanner
 import io.sparklance.util.Errors
 
 // Spec: lance-format/lance rust/lance-encoding/src/decoder.rs (`create_legacy_field_scheduler`)

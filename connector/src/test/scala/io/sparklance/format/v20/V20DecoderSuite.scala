@@ -41,7 +41,7 @@ class V20DecoderSuite extends AnyFunSuite {
     try {
       val v = f.createVector(allocator)
       try {
-        VectorWriter.fill(v, pages.map { case (p, s, c) => PageSlice(p, s, c) }, allocator, Path, "test")
+        PageSliceAssembler.fill(v, pages.map { case (p, s, c) => PageSlice(p, s, c) }, allocator, Path, "test")
         (0 until v.getValueCount).map(i => Canonical.cell(v, i))
       } finally v.close()
     } finally allocator.close()

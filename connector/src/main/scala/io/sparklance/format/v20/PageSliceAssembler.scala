@@ -17,7 +17,7 @@ import io.sparklance.util.Errors
 // column's type. The Arrow buffers are taken from the caller's allocator before anything is
 // staged on the heap, so a batch too large for the task's memory fails there first.
 
-object VectorWriter {
+object PageSliceAssembler {
 
   /** Fills the empty `vector` with the rows of `slices`, in order. */
   def fill(vector: FieldVector, slices: Seq[PageSlice], allocator: BufferAllocator, path: String, where: String): Unit = {

@@ -1,45 +1,21 @@
-package io.sparklance.format.read
+package io.sparklance.format.v21
 
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.FieldVector
 
-import io.sparklance.format.{LanceField, LanceFileReader}
+import io.sparklance.format.{FieldScanner, LanceField, LanceFileReader}
 import io.sparklance.util.Errors
 
-// Spec: lance-format/lance docs/src/format/file/index.md ("columns"). In 2.1+ files only
-// leaf fields own columns; the caller maps field ids to column indices (from the
-// manifest's DataFile.fields / column_indices).
+// Spec: lance-format/lance docs/src/format/file/index.md ("columns") and
+// docs/src/format/file/encoding.md (structural encoding). In 2.1+ files only leaf fields
+// own columns: a primitive field reads its one leaf, a struct, list or map field is rebuilt
+// from the repetition and definition levels of all its leaves.
 
-/** Reads one top-level field of an open data file, batch after batch, front to back. */
-trait FieldScanner {
-  def field: LanceField
+object V21FieldScanners {
 
-  /** Skips `n` rows. */
-  def skip(n: Long): Unit
-
-  /** The next `n` rows as one Arrow vector (fewer only at the end of the file). */
-  def next(n: Int, allocator: BufferAllocator): FieldVector
-
-  /**
-   * The given rows (row numbers in the file, strictly ascending, none before the rows
-   * already read) as one vector. Pages and chunks between them are skipped undecoded.
-   */
-  def take(rows: Array[Long], allocator: BufferAllocator): FieldVector
-}
-
-object FieldScanner {
-
-  /**
-   * Opens a scanner for `field` in `file`. `columnOf` gives the column index of a field
-   * id, if this file stores it.
-   */
+  /** A scanner of top-level `field`; `columnOf` maps a field id to its column in `file`. */
   def open(file: LanceFileReader, field: LanceField, columnOf: Int => Option[Int]): FieldScanner = {
     val where = s"${file.path}, field '${field.name}'"
-    // File format 2.0 gives every field a column of its own, struct and list parents included.
-    if (file.version == io.sparklance.format.FileVersion.V2_0)
-      return io.sparklance.format.v20.V20FieldScanners.open(file, field, columnOf)
-    if (file.version < io.sparklance.format.FileVersion.V2_1)
-      throw Errors.unsupported(s"reading file format ${file.version} data files", where)
     def leafScanner(leaf: LanceField): LeafColumnScanner = {
       val col = columnOf(leaf.id).getOrElse(throw Errors.corrupt(file.path, s"field '${leaf.name}' (id ${leaf.id}) has no column"))
       if (col < 0 || col >= file.columns.length)
@@ -56,7 +32,6 @@ object FieldScanner {
 }
 
 /** A field whose leaf is the field itself: levels, when present, only mark nulls. */
-
 private final class PrimitiveFieldScanner(val field: LanceField, leaf: LeafColumnScanner, where: String)
     extends FieldScanner {
   private val arrowField = field.toArrow(where)

@@ -1,4 +1,4 @@
-package io.sparklance.format.read
+package io.sparklance.format.v21
 
 import io.sparklance.format.encoding.{DecodedValues, FixedWidthValues, NullValues, VariableData}
 import io.sparklance.format.layout.PageLayout

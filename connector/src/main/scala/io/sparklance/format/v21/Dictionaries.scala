@@ -1,4 +1,4 @@
-package io.sparklance.format.read
+package io.sparklance.format.v21
 
 import io.sparklance.format.encoding.{DecodedValues, FixedWidthValues, GeneralCompression, VariableData}
 import io.sparklance.util.{Errors, LittleEndian => LE}

@@ -1,4 +1,4 @@
-package io.sparklance.format.read
+package io.sparklance.format.v21
 
 import java.nio.{ByteBuffer, ByteOrder}
 
