@@ -47,6 +47,8 @@ golden: $(VENV)/.installed
 venv: $(VENV)/.installed
 
 $(VENV)/.installed: python/requirements-dev.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
+	  echo "error: $(PYTHON) is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())'); the pinned test tools need 3.11 or newer. Run with PYTHON=python3.11 (or newer)."; exit 1; }
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q -r python/requirements-dev.txt
 	$(VPY) -m pip install -q -e python --no-deps

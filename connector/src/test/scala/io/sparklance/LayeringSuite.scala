@@ -45,7 +45,12 @@ class LayeringSuite extends AnyFunSuite {
   }
 
   test("Hadoop is used only in storage.hadoop") {
-    assert(violations(_.startsWith("storage/hadoop/"), "org/apache/hadoop/").isEmpty)
+    // The spark layer hands Spark's Hadoop configuration to storage.hadoop, untouched: the
+    // one Hadoop class it may name.
+    val handle = "org/apache/hadoop/conf/Configuration"
+    val bad = classes.collect { case (path, refs) if !path.startsWith("storage/hadoop/") &&
+      refs.exists(r => r.startsWith("org/apache/hadoop/") && !(path.startsWith("spark/") && r == handle)) => path }
+    assert(bad.isEmpty)
   }
 
   test("generated protobuf classes stay in the proto wrapper packages") {

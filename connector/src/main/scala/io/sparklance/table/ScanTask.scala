@@ -78,7 +78,9 @@ final case class ScanTask(
    */
   def part(from: Double, until: Double): Option[ScanTask] = {
     require(from >= 0 && from <= until && until <= 1, s"a part [$from, $until) of a task")
-    def rank(n: Long, f: Double): Long = if (f >= 1) n else math.min(n, (n * f).toLong)
+    // Rounded, not truncated: a cut computed as 0.6 may arrive as 0.59999…, and flooring
+    // would move it a row and make equal pieces differ by two.
+    def rank(n: Long, f: Double): Long = if (f >= 1) n else math.min(n, math.round(n * f))
     selection match {
       case None =>
         val (a, b) = (rowStart + rank(numRows, from), rowStart + rank(numRows, until))
