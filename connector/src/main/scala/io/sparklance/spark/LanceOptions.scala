@@ -2,7 +2,7 @@ package io.sparklance.spark
 
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.sparklance.table.{SplitSizing, VersionSpec}
+import io.sparklance.table.{BlobMode, SplitSizing, VersionSpec}
 import io.sparklance.util.Errors
 
 /**
@@ -16,7 +16,8 @@ final case class LanceOptions(
     batchSize: Int,
     taskMemoryBytes: Long,
     splitSizeBytes: Long,
-    openCostBytes: Long)
+    openCostBytes: Long,
+    blobs: BlobMode)
 
 object LanceOptions {
   val Path = "path"
@@ -35,6 +36,9 @@ object LanceOptions {
   val SplitSize = "splitSizeBytes"
   /** Bytes charged per fragment piece when packing small ones together (as spark.sql.files.openCostInBytes). */
   val OpenCost = "openCostBytes"
+
+  /** Blob columns as pylance's descriptor structs (`descriptors`) or as their bytes (`bytes`). */
+  val Blobs = "blobs"
 
   private def bytesOption(options: CaseInsensitiveStringMap, key: String, default: Long, min: Long): Long =
     Option(options.get(key)).map { v =>
@@ -78,6 +82,10 @@ object LanceOptions {
       }.getOrElse(DefaultBatchSize),
       taskMemoryBytes = bytesOption(options, TaskMemory, DefaultTaskMemory, 1L << 20),
       splitSizeBytes = bytesOption(options, SplitSize, SplitSizing.Default.targetBytes, 1),
-      openCostBytes = bytesOption(options, OpenCost, SplitSizing.Default.openCostBytes, 0))
+      openCostBytes = bytesOption(options, OpenCost, SplitSizing.Default.openCostBytes, 0),
+      blobs = Option(options.get(Blobs)).map { v =>
+        BlobMode.names.getOrElse(v.trim.toLowerCase(java.util.Locale.ROOT),
+          throw Errors.invalidOption(Blobs, v, BlobMode.names.keys.toSeq.sorted.map(k => s"'$k'").mkString(" or ")))
+      }.getOrElse(BlobMode.Descriptors))
   }
 }

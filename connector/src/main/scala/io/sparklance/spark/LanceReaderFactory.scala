@@ -13,7 +13,7 @@ import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 import io.sparklance.format.LanceField
 import io.sparklance.spark.columns.ArrowColumns
 import io.sparklance.storage.ObjectStoreFactory
-import io.sparklance.table.{FragmentScanner, MetadataColumn}
+import io.sparklance.table.{BlobMode, FragmentScanner, MetadataColumn}
 
 /** Serializable, already-parsed inputs of the executors' readers. */
 final case class LanceReaderFactory(
@@ -22,7 +22,8 @@ final case class LanceReaderFactory(
     metadata: IndexedSeq[MetadataColumn],
     batchSize: Int,
     taskMemoryBytes: Long,
-    predicate: Option[io.sparklance.table.expr.Expr])
+    predicate: Option[io.sparklance.table.expr.Expr],
+    blobs: BlobMode)
     extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = true
@@ -62,7 +63,8 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
     while (scanner == null || !scanner.hasNext) {
       if (scanner != null) closeScanner()
       if (pending.isEmpty) return null
-      scanner = new FragmentScanner(store, pending.dequeue(), factory.fields, factory.batchSize, allocator, factory.metadata, factory.predicate)
+      scanner = new FragmentScanner(store, pending.dequeue(), factory.fields, factory.batchSize, allocator, factory.metadata, factory.predicate,
+        factory.blobs)
       fragments += 1
     }
     scanner

@@ -62,7 +62,8 @@ final class LanceScan(
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    LanceReaderFactory(table.executorStores, fields, metadata, table.options.batchSize, table.options.taskMemoryBytes, predicate)
+    LanceReaderFactory(table.executorStores, fields, metadata, table.options.batchSize, table.options.taskMemoryBytes, predicate,
+      table.options.blobs)
 
   /** Rows after deletions and bytes of the projected columns, from the manifest alone. */
   override def estimateStatistics(): Statistics = {

@@ -8,7 +8,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types._
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.{ColumnBounds, ExactBounds, MetadataColumn}
+import io.sparklance.table.{BlobFetch, ColumnBounds, ExactBounds, MetadataColumn}
 
 /**
  * Collects what Spark pushes down and builds the scan. Column pruning reaches into nested
@@ -108,7 +108,7 @@ final class LanceScanBuilder(table: LanceTable)
     val fields = data.map(f => LanceScanBuilder.prune(byName(f.name), f.dataType))
     val metadata = meta.map(f => MetadataColumn.byName(f.name).get)
     val where = table.snapshot.manifestPath
-    val schema = StructType(fields.map(f => SparkArrow.sparkField(f.toArrow(where), where)) ++
+    val schema = StructType(fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, table.options.blobs, where), where)) ++
       metadata.map(m => StructField(m.name, LongType, nullable = false)))
     new LanceScan(table, fields, metadata, schema, predicate, pushed.toSeq, limit)
   }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.{DataType, LongType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.ObjectStoreFactory
-import io.sparklance.table.{MetadataColumn, Snapshot}
+import io.sparklance.table.{BlobFetch, MetadataColumn, Snapshot}
 
 /** One pinned version of a Lance table, as Spark sees it. */
 final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val stores: ObjectStoreFactory)
@@ -16,7 +16,7 @@ final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val st
 
   private lazy val sparkSchema: StructType = {
     val where = snapshot.manifestPath
-    StructType(snapshot.manifest.schema.fields.map(f => SparkArrow.sparkField(f.toArrow(where), where)))
+    StructType(snapshot.manifest.schema.fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, options.blobs, where), where)))
   }
 
   /**

@@ -17,7 +17,8 @@ import io.sparklance.util.Errors
  * Reads the projected top-level `fields` of one scan task in batches of at most
  * `batchRows` rows. Each batch is a new [[VectorSchemaRoot]] owned by the caller. With a
  * `predicate`, row ranges that the page statistics of legacy (0.1) data files rule out are
- * skipped; the engine still filters the rows returned.
+ * skipped; the engine still filters the rows returned. Blob columns read as descriptors, or
+ * as their bytes under [[BlobMode.Bytes]].
  */
 final class FragmentScanner(
     store: ObjectStore,
@@ -26,7 +27,8 @@ final class FragmentScanner(
     batchRows: Int,
     allocator: BufferAllocator,
     metadata: IndexedSeq[MetadataColumn] = IndexedSeq.empty,
-    predicate: Option[expr.Expr] = None) extends Iterator[VectorSchemaRoot] with AutoCloseable {
+    predicate: Option[expr.Expr] = None,
+    blobs: BlobMode = BlobMode.Descriptors) extends Iterator[VectorSchemaRoot] with AutoCloseable {
 
   require(batchRows > 0, "batchRows must be positive")
 
@@ -45,7 +47,8 @@ final class FragmentScanner(
       val reader = openFiles.getOrElseUpdate(f.path, DataFileReader.open(store, f.path, Some(f.sizeBytes), f.version, sparse = task.selection.isDefined))
       if (reader.numRows != task.physicalRows)
         throw Errors.corrupt(f.path, s"the file holds ${reader.numRows} rows but fragment ${task.fragmentId} has ${task.physicalRows}")
-      val scanner = reader.scan(field, f.columnOf)
+      val descriptors = reader.scan(field, f.columnOf)
+      val scanner = if (blobs == BlobMode.Bytes && field.blobVersion.isDefined) BlobFetch.bytes(descriptors, store, f.path) else descriptors
       if (task.rowStart > 0) scanner.skip(task.rowStart)
       scanner
     }
@@ -173,7 +176,7 @@ final class FragmentScanner(
     val vectors = new java.util.ArrayList[FieldVector](fields.length + metadata.length)
     try {
       fields.indices.foreach { i =>
-        val v = sources(i).map(readField).getOrElse(NullColumns.vector(fields(i), n, allocator))
+        val v = sources(i).map(readField).getOrElse(NullColumns.vector(fields(i), n, allocator, blobs))
         vectors.add(v)
         if (v.getValueCount != n)
           throw Errors.corrupt(task.files.headOption.map(_.path).getOrElse(s"fragment ${task.fragmentId}"),
