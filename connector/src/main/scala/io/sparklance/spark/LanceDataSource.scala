@@ -20,13 +20,25 @@ final class LanceDataSource extends TableProvider with DataSourceRegister {
 
   override def shortName(): String = "lance"
 
-  override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
-    val table = load(options)
-    table.schema()
-  }
+  // Spark asks one provider instance for the schema and then for the table, with the same
+  // options: the snapshot is resolved once (each resolution reads the version hint and the
+  // manifest, several round trips on an object store).
+  private var loaded: Option[(Map[String, String], LanceTable)] = None
+
+  override def inferSchema(options: CaseInsensitiveStringMap): StructType =
+    cachedLoad(options.asCaseSensitiveMap()).schema()
 
   override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table =
-    load(new CaseInsensitiveStringMap(properties))
+    cachedLoad(properties)
+
+  private def cachedLoad(options: util.Map[String, String]): LanceTable = {
+    val key = options.asScala
+    loaded.collect { case (k, t) if k == key => t }.getOrElse {
+      val t = load(new CaseInsensitiveStringMap(options))
+      loaded = Some(key -> t)
+      t
+    }
+  }
 
   private def load(options: CaseInsensitiveStringMap): LanceTable = {
     val opts = LanceOptions.parse(options)

@@ -29,6 +29,18 @@ class SparkReadSuite extends AnyFunSuite with LocalSpark {
     test(s"$name through Spark equals pylance, every version")(checkEquals(name))
   }
 
+  test("load resolves the snapshot once: the table of inferSchema is the table of getTable") {
+    val provider = new LanceDataSource
+    val options = new org.apache.spark.sql.util.CaseInsensitiveStringMap(java.util.Map.of("path", Golden.dataset("basic_types").uri))
+    val schema = provider.inferSchema(options)
+    val table = provider.getTable(schema, Array.empty, options.asCaseSensitiveMap())
+    assert(table eq provider.getTable(schema, Array.empty, options.asCaseSensitiveMap()))
+    // Other options are another table.
+    val v1 = java.util.Map.of("path", Golden.dataset("basic_types").uri, "version", "1")
+    assert(provider.getTable(schema, Array.empty, v1).asInstanceOf[LanceTable].snapshot.version == 1)
+    assert(!(provider.getTable(schema, Array.empty, v1) eq table))
+  }
+
   test("count and projection") {
     val df = spark.read.format("lance").load(Golden.dataset("projection_and_count").uri)
     assert(df.count() == 10)
