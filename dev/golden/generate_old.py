@@ -19,7 +19,7 @@ For each release in RELEASES this script
 
 Layout of <out>/old:
 
-    .stamp                          sha256 of this file, old_writer.py and generate.py, the
+    .stamp                          sha256 of this file, old_writer.py and oracle.py, the
                                     pins and the oracle's versions ("up to date" if equal)
     index.json                      every release and dataset: versions and rows
     <release>/<name>/dataset/       the Lance dataset the old release wrote
@@ -56,11 +56,11 @@ import numpy as np
 import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import generate  # noqa: E402  (write_expected, deletion_files, the oracle's version check)
+import oracle  # noqa: E402  (write_expected, deletion_files, the oracle's version check)
 
 HERE = Path(__file__).resolve().parent
 OLD_WRITER = HERE / "old_writer.py"
-STAMP_NAME = ".stamp"
+STAMP_NAME = oracle.STAMP_NAME
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ def differing_columns(old: pa.Table, new: pa.Table) -> list[str]:
     return diffs
 
 
-def oracle(release: Release, root: Path) -> dict:
+def read_back(release: Release, root: Path) -> dict:
     """pylance 14.0.2's expected/v<N>.arrow and info.json for one old dataset."""
     writer = json.loads((root / "writer.json").read_text())
     uri = root / "dataset"
@@ -202,12 +202,12 @@ def oracle(release: Release, root: Path) -> dict:
     for v in versions:
         at = lance.dataset(str(uri), version=v)
         table = at.to_table()
-        generate.write_expected(table, expected / f"v{v}.arrow")
+        oracle.write_expected(table, expected / f"v{v}.arrow")
         old = pa.ipc.open_file(str(root / "old_readback" / f"v{v}.arrow")).read_all()
         differs[str(v)] = differing_columns(old, table)
         rows[str(v)] = table.num_rows
         fragments[str(v)] = len(at.get_fragments())
-        deletions[str(v)] = generate.deletion_files(at)
+        deletions[str(v)] = oracle.deletion_files(at)
     info = {
         "name": root.name,
         "release": release.version,
@@ -230,7 +230,7 @@ def oracle(release: Release, root: Path) -> dict:
 
 def stamp_text(releases: list[Release]) -> str:
     source = b"".join(
-        Path(p).read_bytes() for p in (__file__, OLD_WRITER, generate.__file__)
+        Path(p).read_bytes() for p in (__file__, OLD_WRITER, oracle.__file__)
     )
     pins = "".join(f"{r.version}: {' '.join(r.pins)}\n" for r in releases)
     return (
@@ -239,20 +239,10 @@ def stamp_text(releases: list[Release]) -> str:
     )
 
 
-def prepare(old_out: Path) -> None:
-    """Wipes <out>/old, but only if it is empty or was made by this script."""
-    if old_out.exists():
-        if any(old_out.iterdir()) and not (old_out / STAMP_NAME).is_file():
-            sys.exit(f"error: {old_out} is not empty and has no {STAMP_NAME}; not deleting it")
-        shutil.rmtree(old_out)
-    old_out.mkdir(parents=True)
-    (old_out / STAMP_NAME).write_text("incomplete\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=generate.DEFAULT_OUT,
-                        help=f"writes <out>/old (default out: {generate.DEFAULT_OUT})")
+    parser.add_argument("--out", type=Path, default=oracle.DEFAULT_OUT,
+                        help=f"writes <out>/old (default out: {oracle.DEFAULT_OUT})")
     parser.add_argument("--force", action="store_true", help="regenerate even if up to date")
     parser.add_argument("--release", action="append", choices=list(RELEASES),
                         help="only these releases (default: all)")
@@ -263,9 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         for r in RELEASES.values():
             print(f"pylance {r.version}\n    {r.why}\n    pins: {' '.join(r.pins)}\n")
         return 0
-    if lance.__version__ != generate.PYLANCE_VERSION:
-        sys.exit(f"error: the oracle must be pylance=={generate.PYLANCE_VERSION}, "
-                 f"not {lance.__version__}: run this with the project venv")
+    oracle.require_oracle()
 
     releases = [RELEASES[v] for v in (args.release or RELEASES)]
     old_out = args.out.resolve() / "old"
@@ -276,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
 
     started = time.monotonic()
-    prepare(old_out)
+    oracle.prepare_out(old_out)
     index = []
     for release in releases:
         python, venv_seconds = ensure_venv(release)
@@ -289,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         write_seconds = time.monotonic() - t0
         t0 = time.monotonic()
         for root in sorted(p for p in (old_out / release.version).iterdir() if p.is_dir()):
-            info = oracle(release, root)
+            info = read_back(release, root)
             index.append(
                 {"path": f"{release.version}/{root.name}"}
                 | {k: info[k] for k in ("name", "release", "versions", "latest",
@@ -302,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pylance {release.version}: venv {venv_seconds:.1f}s, write {write_seconds:.1f}s, "
               f"oracle {time.monotonic() - t0:.1f}s")
     (old_out / "index.json").write_text(json.dumps(
-        {"oracle": generate.PYLANCE_VERSION,
+        {"oracle": oracle.PYLANCE_VERSION,
          "releases": {r.version: {"why": r.why, "pins": list(r.pins)} for r in releases},
          "datasets": index}, indent=2) + "\n")
     (old_out / STAMP_NAME).write_text(stamp)
