@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the old-release golden datasets with whatever pylance this interpreter has.
 
-Usage:  <old venv>/bin/python dev/golden/old_writer.py --out <out>/old/<release>
+Usage:  <old venv>/bin/python dev/golden/old_writer.py --out <folder> [--datasets a,b]
+                                                     [--begin]
 
 Run by dev/golden/generate_old.py inside a virtualenv holding one OLD pylance release; it
 must not import generate.py (which needs pylance 14). Everything is written with that
@@ -15,7 +16,12 @@ what users of that release have on disk. For each dataset it writes:
 
 Features are detected (hasattr), and a column type that this release refuses to write is
 left out and listed in writer.json "refused" with the error, so one script serves every
-release from 0.5 to 1.0.
+release from 0.5 to 4.0.
+
+A migration (a dataset begun by one release and continued by a later one, as users who
+upgraded did) takes two runs into the same folder: the earlier release's with --begin, which
+writes only the first versions and writer.json, then the later release's, which continues
+each begun dataset (writer.json "begun_by") and reads every version back.
 """
 
 from __future__ import annotations
@@ -102,14 +108,14 @@ def history_table(rng: np.random.Generator, start: int, n: int) -> pa.Table:
     )
 
 
-def writable(columns: dict, scratch: Path) -> tuple[dict, dict]:
-    """The columns this release writes and reads back without an error, and the error of each
-    one it refuses."""
+def writable(columns: dict, scratch: Path, **write_kwargs) -> tuple[dict, dict]:
+    """The columns this release writes (with `write_kwargs`) and reads back without an error,
+    and the error of each one it refuses."""
     ok, refused = {}, {}
     for name, array in columns.items():
         path = scratch / name
         try:
-            lance.write_dataset(pa.table({name: array}), str(path))
+            lance.write_dataset(pa.table({name: array}), str(path), **write_kwargs)
             lance.dataset(str(path)).to_table()
             ok[name] = array
         except Exception as e:  # noqa: BLE001 - any refusal means "leave the column out"
@@ -159,7 +165,54 @@ def write_history(root: Path) -> dict:
     return {"steps": steps, "refused": {}}
 
 
-DATASETS = {"types": write_types, "history": write_history}
+def write_legacy(root: Path, scratch: Path) -> dict:
+    """`legacy`: data_storage_version="legacy" (file format 0.1) chosen explicitly in a release
+    whose default is newer: v1 `types`' columns (those this release writes as legacy files),
+    1000 rows in 2 fragments of 500, v2 appends 200 rows, v3 deletes 10 rows. These releases
+    record each legacy file's size in the manifest as it was before the file's metadata and
+    footer were written."""
+    rng = np.random.default_rng(33033)
+    legacy = {"data_storage_version": "legacy"}
+    columns, refused = writable(types_columns(rng, ROWS + 200), scratch, **legacy)
+    table = pa.table(columns)
+    uri = str(root / "dataset")
+    lance.write_dataset(table.slice(0, ROWS), uri, max_rows_per_file=ROWS_PER_FILE, **legacy)
+    lance.write_dataset(table.slice(ROWS, 200), uri, mode="append")
+    lance.dataset(uri).delete("id IN (0, 3, 499, 500, 501, 998, 999, 1000, 1100, 1199)")
+    return {"steps": ["create (legacy)", "append 200 rows", "delete 10 rows"], "refused": refused}
+
+
+MIGRATED_ROWS_PER_FILE = 1000
+
+
+def begin_migrated(root: Path) -> dict:
+    """The first versions of `migrated`, by the earlier release: v1 2000 rows (id, a, f) in 2
+    fragments of 1000, v2 deletes 10 rows of fragment 0."""
+    rng = np.random.default_rng(34034)
+    uri = str(root / "dataset")
+    lance.write_dataset(history_table(rng, 0, 2 * MIGRATED_ROWS_PER_FILE), uri,
+                        max_rows_per_file=MIGRATED_ROWS_PER_FILE)
+    lance.dataset(uri).delete("id >= 10 AND id < 20")
+    return {"steps": ["create", "delete 10 rows of fragment 0"], "refused": {}}
+
+
+def write_migrated(root: Path) -> dict:
+    """`migrated`: begun by an earlier release (v1 2000 rows in 2 fragments, v2 deletes 10
+    rows of fragment 0), continued by this one: v3 appends 100 rows, v4 deletes 10 rows of
+    fragment 1. Lance 0.8.0 to 0.8.x (before writer_version was recorded) set a migrated
+    fragment's physical_rows to its live rows, so v3 and v4 record 990 rows for a fragment whose
+    file holds 1000 (lance-format/lance issue 1531)."""
+    rng = np.random.default_rng(34035)
+    uri = str(root / "dataset")
+    lance.write_dataset(history_table(rng, 2 * MIGRATED_ROWS_PER_FILE, 100), uri, mode="append")
+    lance.dataset(uri).delete(f"id >= {MIGRATED_ROWS_PER_FILE + 10} AND id < {MIGRATED_ROWS_PER_FILE + 20}")
+    return {"steps": ["append 100 rows", "delete 10 rows of fragment 1"], "refused": {}}
+
+
+# name -> (writes the whole dataset, or continues it when an earlier release began it)
+DATASETS = {"types": write_types, "history": write_history, "legacy": write_legacy,
+            "migrated": write_migrated}
+BEGIN = {"migrated": begin_migrated}
 
 
 def write_readback(root: Path) -> list[int]:
@@ -179,21 +232,44 @@ def write_readback(root: Path) -> list[int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--datasets", default="types,history", help="comma-separated names")
+    parser.add_argument("--begin", action="store_true",
+                        help="only begin each dataset (the first versions of a migration)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    versions = {"release": lance.__version__, "pyarrow": pa.__version__, "numpy": np.__version__,
+                "python": sys.version.split()[0]}
     with tempfile.TemporaryDirectory() as scratch:
-        for name, write in DATASETS.items():
+        for name in args.datasets.split(","):
             root = args.out / name
-            if root.exists():
-                shutil.rmtree(root)
-            root.mkdir()
-            result = write(root) if name != "types" else write(root, Path(scratch))
+            if args.begin:
+                if root.exists():
+                    shutil.rmtree(root)
+                root.mkdir()
+                result = BEGIN[name](root) | {"begun_by": versions}
+                (root / "writer.json").write_text(json.dumps(result, indent=2) + "\n")
+                print(f"  {lance.__version__} began {name}: {result['steps']}")
+                continue
+            write = DATASETS[name]
+            begun = None
+            if name in BEGIN:
+                if not (root / "writer.json").is_file():
+                    sys.exit(f"error: {name} continues a dataset begun by an earlier release "
+                             f"(old_writer.py --begin), but {root} holds none")
+                begun = json.loads((root / "writer.json").read_text())
+            if begun is None:
+                if root.exists():
+                    shutil.rmtree(root)
+                root.mkdir()
+            args_ = (root, Path(scratch)) if name in ("types", "legacy") else (root,)
+            result = write(*args_)
+            if begun is not None:
+                result["steps"] = [f"{begun['begun_by']['release']}: {s}" for s in begun["steps"]] + [
+                    f"{lance.__version__}: {s}" for s in result["steps"]]
+                result["begun_by"] = begun["begun_by"]
             result |= {
                 "description": " ".join(write.__doc__.split()),
-                "release": lance.__version__,
-                "pyarrow": pa.__version__,
-                "numpy": np.__version__,
-                "python": sys.version.split()[0],
+                **versions,
                 "old_versions": write_readback(root),
             }
             (root / "writer.json").write_text(json.dumps(result, indent=2) + "\n")
