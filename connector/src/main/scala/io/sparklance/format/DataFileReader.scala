@@ -24,11 +24,17 @@ trait DataFileReader extends AutoCloseable {
 object DataFileReader {
   /**
    * Opens `path`, whose format version the manifest records; `sparse` when only a few rows
-   * will be taken from it (see [[LanceFileReader.open]]).
+   * will be taken from it (see [[LanceFileReader.open]]). `knownSize` is the manifest's
+   * file_size_bytes, trusted for 2.x files only: the releases that recorded it for legacy
+   * files (0.39 to 4.x at least) took it before the file's page table, metadata and footer
+   * were written (rust/lance/src/dataset/write.rs, `V1WriterAdapter::finish` called `tell()`
+   * before `finish()`), so a legacy file's size is asked of storage, as Lance itself does
+   * (rust/lance/src/dataset/fragment.rs opens legacy files with `object_store.open(path)`,
+   * without the recorded size).
    */
   def open(store: ObjectStore, path: String, knownSize: Option[Long], version: FileVersion, sparse: Boolean = false): DataFileReader =
     version match {
-      case FileVersion.Legacy => legacy.LegacyFileReader.open(store, path, knownSize)
+      case FileVersion.Legacy => legacy.LegacyFileReader.open(store, path)
       case _ => LanceFileReader.open(store, path, knownSize, sparse)
     }
 }

@@ -59,8 +59,11 @@ final case class Fragment(
     physicalRows: Long,
     rowIds: Option[RowIdSource]) {
 
-  /** Rows left after deletions; exact when the deletion file records its count. */
-  def liveRows: Long = physicalRows - deletionFile.map(_.numDeletedRows).getOrElse(0L)
+  /**
+   * Rows left after deletions; exact when the deletion file records its count and the
+   * fragment its rows (`physicalRows` 0 is unknown: then 0 here, never negative).
+   */
+  def liveRows: Long = math.max(physicalRows - deletionFile.map(_.numDeletedRows).getOrElse(0L), 0L)
 }
 
 /** An extra storage location (multi-base layout); `isDatasetRoot` means files sit under `data/`. */

@@ -12,10 +12,10 @@ import io.sparklance.util.{Bytes, Errors}
 object ManifestFile {
   private val FooterSize = 16
 
-  /** Reads and parses the manifest at `path`. */
+  /** Reads and parses the manifest at `path`, with the repairs of [[WriterCorrections]]. */
   def read(store: ObjectStore, path: String): Manifest = {
     val bytes = Bytes.wrap(path, 0, store.readAll(path))
-    parse(bytes)
+    WriterCorrections(parse(bytes))
   }
 
   def parse(bytes: Bytes): Manifest = {

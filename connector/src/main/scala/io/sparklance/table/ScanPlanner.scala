@@ -42,8 +42,9 @@ object ScanPlanner {
 
   /**
    * One task per fragment with rows, every file located, version pinned. Manifests of the
-   * earliest Lance releases do not record a fragment's rows (physical_rows 0); those are
-   * read from its first data file here, on the driver.
+   * earliest Lance releases do not record a fragment's rows (physical_rows 0), and those of
+   * 0.8.0 may record wrong ones ([[WriterCorrections]] makes them 0); those are read from
+   * its first data file here, on the driver.
    */
   def plan(store: ObjectStore, snapshot: Snapshot): IndexedSeq[ScanTask] = {
     val m = snapshot.manifest

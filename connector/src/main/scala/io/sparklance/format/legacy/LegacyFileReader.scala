@@ -96,8 +96,9 @@ object LegacyFileReader {
   private val FooterBytes = 16
   private val Magic = "LANC".getBytes(java.nio.charset.StandardCharsets.US_ASCII)
 
-  def open(store: ObjectStore, path: String, knownSize: Option[Long] = None): LegacyFileReader = {
-    val reader = store.open(path, knownSize.filter(_ > 0))
+  /** Opens `path`; its size comes from storage (see [[io.sparklance.format.DataFileReader.open]]). */
+  def open(store: ObjectStore, path: String): LegacyFileReader = {
+    val reader = store.open(path)
     try openWith(path, reader)
     catch { case t: Throwable => reader.close(); throw t }
   }
