@@ -13,7 +13,8 @@ import io.sparklance.testutil.{Golden, LocalSpark}
  */
 class LegacyPruningSuite extends AnyFunSuite with LocalSpark {
   // Dataset -> whether its files carry page statistics (pylance 0.5.10 wrote none).
-  private val datasets = Seq("types_legacy" -> true, "old/0.5.10/types" -> false, "old/0.10.18/types" -> true)
+  private val datasets = Seq("types_legacy" -> true, "old/0.5.10/types" -> false, "old/0.10.18/types" -> true,
+    "old/4.0.2/legacy" -> true)
 
   private val filters = Seq(
     "id >= 300 AND id < 310", "id < 5 OR id > 990", "NOT (id >= 10)", "id IN (0, 450, 999)",
