@@ -7,15 +7,20 @@ Usage:  .venv/bin/python dev/golden/generate_old.py [--out target/golden] [--for
 
 For each release in RELEASES this script
 
-  1. makes (once) a virtualenv holding exactly that release and its pins, under the user's
-     cache: ${XDG_CACHE_HOME:-~/.cache}/spark-lance/old-pylance/<release>/ (never in the
-     repository; recreated when the pins change);
-  2. runs dev/golden/old_writer.py in it, which writes a few datasets with that release's
-     DEFAULT settings (file format, manifest names, deletion files, manifest fields) into
-     <out>/old/<release>/<name>/dataset, plus old_readback/v<N>.arrow: what the old release
-     itself reads back;
+  1. takes what the release wrote from the user's cache, ${XDG_CACHE_HOME:-~/.cache}/
+     spark-lance/old-pylance/written/<release>-<hash of old_writer.py, datasets, pins>/, or
+     makes it: runs dev/golden/old_writer.py in a virtualenv holding exactly the release's pins
+     (old-pylance/venvs/<release>-<hash of Python version and pins>/, made once), which writes
+     its datasets with the release's DEFAULT settings (file format, manifest names, deletion
+     files, manifest fields), plus old_readback/v<N>.arrow: what the old release itself reads
+     back. A migration runs the release that begins it first (old_writer.py --begin);
+  2. copies that into <out>/old/<release>/;
   3. reads every version with THIS interpreter's pylance 14.0.2 (the oracle) and writes
      expected/v<N>.arrow exactly as generate.py does, and info.json.
+
+Cache folders are named by what they hold, made under a lock and never removed, so checkouts
+with other pins or another old_writer.py never destroy each other's (dev/golden/README.md
+gives the sizes and timings).
 
 Layout of <out>/old:
 
@@ -29,13 +34,13 @@ Layout of <out>/old:
     <release>/<name>/info.json      name, release, description, versions, latest,
                                     data_storage_version, rows, fragments, deletion_files,
                                     manifest_naming, has_latest_manifest, has_transactions_dir,
-                                    old_release_differs ({version: columns that differ}), writer
+                                    old_release_differs ({version: columns that differ}), writer,
+                                    misrecorded_file_sizes, misrecorded_physical_rows (if any)
 
-Datasets (old_writer.py): `types` (one column per basic type family, 10% nulls, 2 fragments)
-and `history` (create, append, add column, small and large deletion).
-
-It is slow the first time (five virtualenvs, about 1.7 GB under the cache), so neither
-`make golden` nor CI runs it unless asked; later runs reuse the virtualenvs.
+Datasets (old_writer.py): `types` (one column per basic type family, 10% nulls, 2 fragments),
+`history` (create, append, add column, small and large deletion), `legacy` (types' columns as
+data_storage_version="legacy" where that is not the default) and `migrated` (begun by one
+release, continued by a later one).
 """
 
 from __future__ import annotations
@@ -162,8 +167,8 @@ RELEASES: dict[str, Release] = {
         ),
         Release(
             "0.8.0",
-            "October 2023, the first release to record Fragment.physical_rows, and the first "
-            "without writer_version. `migrated`: begun by 0.7.5 (no physical_rows, a "
+            "The first release to record Fragment.physical_rows, still without "
+            "writer_version. `migrated`: begun by 0.7.5 (no physical_rows, a "
             "deletion), continued here: on commit 0.8.0 filled in physical_rows of the old "
             "fragments with their live rows, not their physical rows (lance-format/lance "
             "issue 1531), so the manifest disagrees with the data file.",
