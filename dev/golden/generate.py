@@ -32,6 +32,7 @@ This is the one entry point. Its modules import one way, each only from those li
 it:
 
     registry.py        @golden_table and the registry (GoldenTable, GOLDEN_TABLES)
+    check.py           the page-encoding summaries (also a command)
     oracle.py          what the pinned pylance reads back: the version check, write_expected,
                        deletion_files, row ids, indices, refs (also used by generate_old.py)
     columns.py         seeded column helpers
