@@ -20,13 +20,13 @@ final class LanceDataSource extends TableProvider with DataSourceRegister {
 
   override def shortName(): String = "lance"
 
-  override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
+  override def inferSchema(options: CaseInsensitiveStringMap): StructType = LanceSparkException.boundary {
     val table = load(options)
     table.schema()
   }
 
   override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table =
-    load(new CaseInsensitiveStringMap(properties))
+    LanceSparkException.boundary(load(new CaseInsensitiveStringMap(properties)))
 
   private def load(options: CaseInsensitiveStringMap): LanceTable = {
     val opts = LanceOptions.parse(options)

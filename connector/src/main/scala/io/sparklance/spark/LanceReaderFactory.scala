@@ -31,7 +31,7 @@ final case class LanceReaderFactory(
     throw new UnsupportedOperationException("the Lance source only produces columnar batches")
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
-    new LanceColumnarReader(partition.asInstanceOf[LanceInputPartition], this)
+    LanceSparkException.boundary(new LanceColumnarReader(partition.asInstanceOf[LanceInputPartition], this))
 }
 
 /**
@@ -86,7 +86,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
       LanceMetrics.task(LanceMetrics.ArrowPeak, allocator.getPeakMemoryAllocation))
   }
 
-  override def next(): Boolean = {
+  override def next(): Boolean = LanceSparkException.boundary {
     releaseCurrent()
     val s = nextScanner()
     if (s == null) false
@@ -112,7 +112,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
     if (current != null) { current.close(); current = null; batch = null }
   }
 
-  override def close(): Unit = if (!closed) {
+  override def close(): Unit = if (!closed) LanceSparkException.boundary {
     closed = true
     releaseCurrent()
     if (scanner != null) closeScanner()

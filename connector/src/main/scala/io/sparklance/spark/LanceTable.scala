@@ -14,7 +14,7 @@ import io.sparklance.table.{MetadataColumn, Snapshot}
 final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val stores: ObjectStoreFactory)
     extends Table with SupportsRead with SupportsMetadataColumns {
 
-  private lazy val sparkSchema: StructType = {
+  private lazy val sparkSchema: StructType = LanceSparkException.boundary {
     val where = snapshot.manifestPath
     StructType(snapshot.manifest.schema.fields.map(f => SparkArrow.sparkField(f.toArrow(where), where)))
   }
