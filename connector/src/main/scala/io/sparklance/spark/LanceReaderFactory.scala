@@ -22,7 +22,8 @@ final case class LanceReaderFactory(
     metadata: IndexedSeq[MetadataColumn],
     batchSize: Int,
     taskMemoryBytes: Long,
-    predicate: Option[io.sparklance.table.expr.Expr])
+    predicate: Option[io.sparklance.table.expr.Expr],
+    timeType: Boolean)
     extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = true
@@ -95,7 +96,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
       // Vectors whose values are not Spark's are converted (and the originals released).
       val originals = root.getFieldVectors.asScala.toList
       val converted = scala.collection.mutable.ListBuffer.empty[FieldVector]
-      try originals.foreach(v => converted += SparkArrow.convert(v, allocator))
+      try originals.foreach(v => converted += SparkArrow.convert(v, allocator, factory.timeType))
       catch { case t: Throwable => originals.drop(converted.length + 1).foreach(_.close()); converted.foreach(_.close()); throw t }
       val vectors = converted.toList
       current = new VectorSchemaRoot(vectors.asJava)

@@ -62,7 +62,7 @@ final class LanceScan(
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    LanceReaderFactory(table.executorStores, fields, metadata, table.options.batchSize, table.options.taskMemoryBytes, predicate)
+    LanceReaderFactory(table.executorStores, fields, metadata, table.options.batchSize, table.options.taskMemoryBytes, predicate, table.timeType)
 
   /** Rows after deletions and bytes of the projected columns, from the manifest alone. */
   override def estimateStatistics(): Statistics = LanceSparkException.boundary {
@@ -84,7 +84,7 @@ final class LanceScan(
       (if (pushedFilters.isEmpty) "" else s" pushedFilters=[${pushedFilters.mkString(", ")}]") +
       limit.fold("")(n => s" limit=$n")
 
-  private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options, predicate, limit)
+  private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options, predicate, limit, table.timeType)
 
   override def equals(other: Any): Boolean = other match {
     case s: LanceScan => s.key == key
