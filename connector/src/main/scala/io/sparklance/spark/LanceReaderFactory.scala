@@ -48,6 +48,8 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
   private val store = factory.stores.create()
   private val pending = scala.collection.mutable.Queue(partition.tasks: _*)
   private var scanner: FragmentScanner = null
+  /** The data files of the scanner's task, named in errors about its batches. */
+  private var source: String = ""
   private var bytesRead = 0L
   private var rowsDeleted = 0L
   private var rowsPruned = 0L
@@ -63,7 +65,9 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
     while (scanner == null || !scanner.hasNext) {
       if (scanner != null) closeScanner()
       if (pending.isEmpty) return null
-      scanner = new FragmentScanner(store, pending.dequeue(), factory.fields, factory.batchSize, allocator, factory.metadata, factory.predicate)
+      val task = pending.dequeue()
+      source = task.files.map(_.path).mkString(", ")
+      scanner = new FragmentScanner(store, task, factory.fields, factory.batchSize, allocator, factory.metadata, factory.predicate)
       fragments += 1
     }
     scanner
@@ -101,7 +105,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
       val vectors = converted.toList
       current = new VectorSchemaRoot(vectors.asJava)
       current.setRowCount(root.getRowCount)
-      val columns: Array[ColumnVector] = vectors.map(ArrowColumns.of).toArray
+      val columns: Array[ColumnVector] = vectors.map(ArrowColumns.of(_, source)).toArray
       batch = new ColumnarBatch(columns, current.getRowCount)
       true
     }

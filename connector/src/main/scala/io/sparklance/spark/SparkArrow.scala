@@ -118,7 +118,13 @@ object SparkArrow {
       } else {
         out.setInitialCapacity(n)
         out.allocateNew()
-        (0 until n).foreach(i => if (!v.isNull(i)) copyScalar(v, i, out))
+        try (0 until n).foreach(i => if (!v.isNull(i)) copyScalar(v, i, out))
+        catch {
+          // Seconds or milliseconds past what a Long of microseconds holds (about 292,000 years).
+          case e: ArithmeticException => throw Errors.unsupported(
+            s"a value of Arrow type ${v.getField.getType} beyond the range of Spark's microsecond ${target.getType} (${e.getMessage})",
+            s"column '${v.getName}'")
+        }
         out.setValueCount(n)
       }
       out

@@ -58,7 +58,7 @@ class SparkArrowSuite extends AnyFunSuite with BeforeAndAfterAll {
       val converted = SparkArrow.convert(ArrowData.vector(c.field, rows(c.stored), allocator), allocator, timeType = false)
       val expected = ArrowData.vector(target, rows(c.read), allocator)
       try {
-        val (a, b) = (ArrowColumns.of(converted), ArrowColumns.of(expected))
+        val (a, b) = (ArrowColumns.of(converted, "test"), ArrowColumns.of(expected, "test"))
         assert(a.dataType == b.dataType) // Arrow names the new list items its own way: compare types
         val (ra, rb) = (new ColumnarBatch(Array(a), n), new ColumnarBatch(Array(b), n))
         (0 until n).foreach { i =>
