@@ -59,9 +59,11 @@ object SparkArrow {
   def sparkField(f: Field, where: String, timeType: Boolean): StructField = {
     val r = readable(f, timeType)
     val meta = new MetadataBuilder()
-    // Fixed-size and large lists keep their vectors but show as Spark arrays all the same.
-    val listOfOtherKind = f.getType.isInstanceOf[ArrowType.FixedSizeList] || f.getType.isInstanceOf[ArrowType.LargeList]
-    if (r.getType != f.getType || listOfOtherKind) meta.putString(ArrowTypeKey, f.getType.toString)
+    // Fixed-size and large lists keep their vectors but show as Spark arrays all the same;
+    // times show as TIME(6) or bigint microseconds whatever their unit.
+    val keptButRenamed = f.getType.isInstanceOf[ArrowType.FixedSizeList] || f.getType.isInstanceOf[ArrowType.LargeList] ||
+      f.getType.isInstanceOf[ArrowType.Time]
+    if (r.getType != f.getType || keptButRenamed) meta.putString(ArrowTypeKey, f.getType.toString)
     StructField(f.getName, sparkType(r, where), f.isNullable, meta.build())
   }
 

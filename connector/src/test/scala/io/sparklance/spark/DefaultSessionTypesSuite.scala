@@ -109,6 +109,7 @@ class DefaultSessionTypesSuite extends AnyFunSuite with LocalSpark {
         exercise(df, rows, nonNull)
         times.foreach { case (c, want) =>
           assert(df.schema(c).dataType == TimeType(6), c)
+          assert(df.schema(c).metadata.getString(SparkArrow.ArrowTypeKey).startsWith("Time("), c)
           // Spark's TimeType holds nanoseconds since midnight.
           val got = df.select(c).queryExecution.toRdd.map(r => if (r.isNullAt(0)) None else Some(r.getLong(0))).collect().toIndexedSeq
           assert(got.map(_.map(Math.floorDiv(_, 1000L))) == want, c)
