@@ -14,8 +14,9 @@ import io.sparklance.util.LanceException
  * classes into Python exceptions that answer `getCondition()`; a plain `SparkThrowable`
  * reaches Python as a bare `Py4JJavaError`.
  *
- * Errors raised in a task reach the driver inside Spark's job failure (a `SparkException`
- * whose cause is this); `pyspark_lance.lance_error` finds them in either case.
+ * Raised in a task, it reaches the caller as itself too: Spark 4.2 rethrows a task failure
+ * that is a `SparkThrowable` rather than wrapping it in its job failure (checked by
+ * BadInputSuite and python/tests/test_errors.py).
  */
 final class LanceSparkException private (val lance: LanceException)
     extends AnalysisException(
