@@ -2,17 +2,20 @@
 
 Run by test_cluster.py in a separate process (a Python process holds one SparkContext):
     cluster_read.py <golden folder> <output folder>
-Writes <name>.arrow per query for the test to compare with pylance, and executors.txt with
-the number of executor JVMs that registered.
+Writes <name>.arrow per query for the test to compare with pylance, executors.txt with
+the number of executor JVMs that registered, and error.txt with the condition and SQLSTATE
+PySpark shows for a damaged data file read in an executor JVM.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from pathlib import Path
 
 import pyarrow as pa
+from pyspark.errors import AnalysisException
 
 from sessions import make_session
 
@@ -41,6 +44,15 @@ def main(golden: Path, out: Path) -> None:
             with pa.ipc.new_file(out / f"{name}.arrow", table.schema) as w:
                 w.write_table(table)
         (out / "partitions.txt").write_text(str(queries["basic_types_large"].rdd.getNumPartitions()))
+        damaged = out / "damaged"
+        shutil.copytree(golden / "basic_types" / "dataset", damaged)
+        data = sorted((damaged / "data").iterdir())[0]
+        data.write_bytes(data.read_bytes()[: data.stat().st_size // 2])
+        try:
+            spark.read.format("lance").load(str(damaged)).collect()
+            (out / "error.txt").write_text("no error")
+        except AnalysisException as e:
+            (out / "error.txt").write_text(f"{e.getCondition()} {e.getSqlState()}")
     finally:
         spark.stop()
 

@@ -18,6 +18,8 @@ def test_local_cluster_reads_equal_pylance(golden, tmp_path):
     subprocess.run([sys.executable, str(script), str(golden), str(tmp_path)], check=True, timeout=900)
     assert (tmp_path / "executors.txt").read_text() == "2"
     assert int((tmp_path / "partitions.txt").read_text()) > 2  # the splits spread over both executors
+    # An error raised in an executor JVM keeps its Lance class and SQLSTATE in Python.
+    assert (tmp_path / "error.txt").read_text() == "LANCE_CORRUPT_FILE XX001"
 
     def read(path: Path) -> pa.Table:
         return pa.ipc.open_file(path).read_all()

@@ -1,6 +1,7 @@
 """Every type family pylance writes reads through Spark as the nearest Spark type, with values
 equal to pylance's (converted the same documented way: unsigned ints widened, timestamps,
-times and durations to microseconds, fixed-size lists as arrays, maps as dicts)."""
+times and durations to microseconds, fixed-size lists as arrays, maps as dicts). A session with
+no extra configuration counts, filters, aggregates and collects every type."""
 
 from __future__ import annotations
 
@@ -28,10 +29,10 @@ def _norm(value, t: pa.DataType):
         if value.tzinfo is not None:
             value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
         return value
-    if pa.types.is_time(t):
+    if pa.types.is_time(t):  # microseconds since midnight (a default session has no TIME type)
         if isinstance(value, int):  # nanoseconds past midnight when not representable
-            value = (dt.datetime.min + dt.timedelta(microseconds=value // 1000)).time()
-        return value
+            return value // 1000
+        return ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond
     if pa.types.is_duration(t):
         if hasattr(value, "to_pytimedelta"):
             value = value.floor("us").to_pytimedelta()
@@ -89,3 +90,57 @@ def test_original_arrow_type_is_kept_in_metadata(spark, golden):
     assert types["uint8_col"] == "smallint"
     assert types["vector_col"] == "array<float>"
     assert types["map_col"] == "map<string,int>"
+
+
+TYPES = ["types_v2_0", "types_v2_1", "types_v2_2", "types_legacy", "one_row"]
+TIME_TYPE_CONF = "spark.sql.timeType.enabled"
+
+
+def _exercise(df, expected: pa.Table) -> None:
+    """Count, a filter on every column, one aggregate over every column, and a collect."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    assert df.count() == expected.num_rows
+    every = reduce(lambda a, b: a & b, [F.col(c).isNull() | F.col(c).isNotNull() for c in df.columns])
+    assert df.where(every).count() == expected.num_rows
+    aggs = [F.count(F.col(c)).alias(c) for c in df.columns]
+    orderable = [f.name for f in df.schema.fields if f.dataType.typeName() not in ("struct", "array", "map", "void")]
+    aggs += [F.max(F.col(c)).alias("max_" + c) for c in orderable]
+    row = df.agg(*aggs).first()
+    for name in df.columns:
+        assert row[name] == expected.num_rows - expected.column(name).null_count, name
+    assert len(df.collect()) == expected.num_rows
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_every_type_works_in_a_default_session(spark, golden, name):
+    assert spark.conf.get(TIME_TYPE_CONF) == "false"
+    expected = pa.ipc.open_file(golden / name / "expected" / "v1.arrow").read_all()
+    df = spark.read.format("lance").load(str(golden / name / "dataset"))
+    _exercise(df, expected)
+    times = [f for f in expected.schema if pa.types.is_time(f.type)]
+    assert len(times) == 4
+    for f in times:
+        field = df.schema[f.name]
+        assert field.dataType.simpleString() == "bigint"
+        assert field.metadata["lance.arrow.type"].startswith("Time(")
+        want = [_norm(v, f.type) for v in expected.column(f.name).to_pylist()]
+        assert df.where(f"{f.name} > 0").count() == sum(1 for w in want if w is not None and w > 0)
+
+
+def test_time_columns_read_as_time_where_the_session_enables_it(spark, golden):
+    spark.conf.set(TIME_TYPE_CONF, "true")
+    try:
+        expected = pa.ipc.open_file(golden / "types_v2_2" / "expected" / "v1.arrow").read_all()
+        df = spark.read.format("lance").load(str(golden / "types_v2_2" / "dataset"))
+        _exercise(df, expected)
+        for f in expected.schema:
+            if pa.types.is_time(f.type):
+                assert df.schema[f.name].dataType.simpleString() == "time(6)"
+                got = [r[0] for r in df.select(f.name).collect()]
+                want = [_norm(v, f.type) for v in expected.column(f.name).to_pylist()]
+                assert [None if g is None else _norm(g, f.type) for g in got] == want, f.name
+    finally:
+        spark.conf.unset(TIME_TYPE_CONF)

@@ -151,40 +151,75 @@ object LanceFileReader {
   private def openWith(path: String, reader: RangeReader, sparse: Boolean): LanceFileReader = {
     val size = reader.size
     val tailLen = math.min(size, TailBytes.toLong).toInt
-    val tail = Bytes(path, size - tailLen, reader.read(size - tailLen, tailLen))
+    val tailStart = size - tailLen
+    val tail = Bytes(path, tailStart, reader.read(tailStart, tailLen))
     val footer = FileFooter.parse(tail, size)
 
-    // The global buffer table gives global buffer 0 (the schema); the metadata region runs
-    // from the first of it and the column metadata to the end of the file.
-    val gboRel = footer.gboTableStart - (size - tailLen)
-    val gboInTail = gboRel >= 0
-    val gboTable =
-      if (gboInTail) tail.slice(gboRel, 16L * footer.numGlobalBuffers, "global buffer offset table")
-      else Bytes(path, footer.gboTableStart, reader.read(footer.gboTableStart, (16L * footer.numGlobalBuffers).toInt))
+    // Only what the metadata needs is read: the first entry of the global buffer table,
+    // the column metadata offset table, global buffer 0 (the descriptor) and each column's
+    // metadata, all checked against the file first. Never a span from the smallest declared
+    // position to the end: a damaged position of 0 (with a length of 0) would otherwise pull
+    // the whole file onto the heap.
+    def read(pos: Long, len: Long, what: String): Bytes =
+      if (pos >= tailStart) tail.slice(pos - tailStart, len, what)
+      else {
+        if (len > Int.MaxValue - 64) throw Errors.unsupported(s"a $what of $len bytes", path)
+        Bytes(path, pos, reader.read(pos, len.toInt))
+      }
+    val gboTable = read(footer.gboTableStart, 16, "global buffer offset table")
     val gb0Pos = gboTable.u64AsSize(0, "global buffer 0 position")
     val gb0Len = gboTable.u64AsSize(8, "global buffer 0 size")
     if (gb0Pos > footer.gboTableStart - gb0Len)
       throw Errors.corrupt(path, footer.gboTableStart, s"global buffer 0 [$gb0Pos, +$gb0Len) does not end before the global buffer table")
-    val regionStart = math.min(gb0Pos, footer.columnMetaStart)
-    val region =
-      if (regionStart >= size - tailLen) tail.from(regionStart - (size - tailLen), "metadata region")
-      else {
-        val len = size - regionStart
-        if (len > Int.MaxValue - 64) throw Errors.unsupported(s"a metadata region of $len bytes", path)
-        Bytes(path, regionStart, reader.read(regionStart, len.toInt))
-      }
-    def at(pos: Long, len: Long, what: String): Bytes = region.slice(pos - regionStart, len, what)
-
-    val descriptor = FileMetadataCodec.parseDescriptor(at(gb0Pos, gb0Len, "file descriptor (global buffer 0)"))
-    val cmo = at(footer.cmoTableStart, 16L * footer.numColumns, "column metadata offset table")
-    val columns = (0 until footer.numColumns).map { i =>
+    val cmo = read(footer.cmoTableStart, 16L * footer.numColumns, "column metadata offset table")
+    val columnRanges = (0 until footer.numColumns).map { i =>
       val pos = cmo.u64AsSize(16L * i, s"column $i metadata position")
       val len = cmo.u64AsSize(16L * i + 8, s"column $i metadata size")
       if (pos < footer.columnMetaStart || pos > footer.cmoTableStart - len)
         throw Errors.corrupt(path, footer.cmoTableStart + 16L * i,
           s"column $i metadata [$pos, +$len) lies outside the column metadata region [${footer.columnMetaStart}, ${footer.cmoTableStart})")
-      FileMetadataCodec.parseColumn(i, at(pos, len, s"column $i metadata"))
+      (pos, len)
+    }
+    val metadata = MetadataRanges.fetch(path, (gb0Pos, gb0Len) +: columnRanges, read)
+
+    val descriptor = FileMetadataCodec.parseDescriptor(metadata(gb0Pos, gb0Len, "file descriptor (global buffer 0)"))
+    val columns = columnRanges.zipWithIndex.map { case ((pos, len), i) =>
+      FileMetadataCodec.parseColumn(i, metadata(pos, len, s"column $i metadata"))
     }
     new LanceFileReader(path, reader, size, footer, descriptor, columns, sparse)
+  }
+}
+
+/**
+ * Reads a file's metadata ranges (already checked against the file) as runs of nearby
+ * ranges, one request per run, so that the descriptor and the column metadata, which
+ * writers put next to each other, come in one read, while a large gap between ranges is
+ * never read. Empty ranges read nothing.
+ */
+private object MetadataRanges {
+  /** Ranges closer than this are read together. */
+  private val Gap: Long = 64L * 1024
+
+  /** A lookup of the bytes `[pos, +len)` of any of `ranges`, reading each run with `read`. */
+  def fetch(path: String, ranges: Seq[(Long, Long)], read: (Long, Long, String) => Bytes): (Long, Long, String) => Bytes = {
+    val sorted = ranges.filter(_._2 > 0).sortBy(_._1)
+    val runs = scala.collection.mutable.ArrayBuffer.empty[(Long, Bytes)]
+    var k = 0
+    while (k < sorted.length) {
+      val start = sorted(k)._1
+      var end = start + sorted(k)._2
+      k += 1
+      while (k < sorted.length && sorted(k)._1 - end <= Gap) { end = math.max(end, sorted(k)._1 + sorted(k)._2); k += 1 }
+      runs += start -> read(start, end - start, "file metadata")
+    }
+    val starts = runs.map(_._1).toArray
+    (pos, len, what) =>
+      if (len == 0) Bytes.wrap(path, pos, Array.emptyByteArray)
+      else {
+        // The run holding `pos`: the last that starts at or before it.
+        val i = java.util.Arrays.binarySearch(starts, pos) match { case j if j >= 0 => j; case j => -j - 2 }
+        val (start, bytes) = runs(i)
+        bytes.slice(pos - start, len, what)
+      }
   }
 }

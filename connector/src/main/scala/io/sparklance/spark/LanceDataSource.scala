@@ -26,10 +26,10 @@ final class LanceDataSource extends TableProvider with DataSourceRegister {
   private var loaded: Option[(Map[String, String], LanceTable)] = None
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType =
-    cachedLoad(options.asCaseSensitiveMap()).schema()
+    LanceSparkException.boundary(cachedLoad(options.asCaseSensitiveMap()).schema())
 
   override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table =
-    cachedLoad(properties)
+    LanceSparkException.boundary(cachedLoad(properties))
 
   private def cachedLoad(options: util.Map[String, String]): LanceTable = {
     val key = options.asScala

@@ -23,7 +23,8 @@ final case class LanceReaderFactory(
     batchSize: Int,
     taskMemoryBytes: Long,
     predicate: Option[io.sparklance.table.expr.Expr],
-    blobs: BlobMode)
+    blobs: BlobMode,
+    timeType: Boolean)
     extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = true
@@ -32,7 +33,7 @@ final case class LanceReaderFactory(
     throw new UnsupportedOperationException("the Lance source only produces columnar batches")
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
-    new LanceColumnarReader(partition.asInstanceOf[LanceInputPartition], this)
+    LanceSparkException.boundary(new LanceColumnarReader(partition.asInstanceOf[LanceInputPartition], this))
 }
 
 /**
@@ -48,6 +49,8 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
   private val store = factory.stores.create()
   private val pending = scala.collection.mutable.Queue(partition.tasks: _*)
   private var scanner: FragmentScanner = null
+  /** The data files of the scanner's task, named in errors about its batches. */
+  private var source: String = ""
   private var bytesRead = 0L
   private var rowsDeleted = 0L
   private var rowsPruned = 0L
@@ -63,7 +66,9 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
     while (scanner == null || !scanner.hasNext) {
       if (scanner != null) closeScanner()
       if (pending.isEmpty) return null
-      scanner = new FragmentScanner(store, pending.dequeue(), factory.fields, factory.batchSize, allocator, factory.metadata, factory.predicate,
+      val task = pending.dequeue()
+      source = task.files.map(_.path).mkString(", ")
+      scanner = new FragmentScanner(store, task, factory.fields, factory.batchSize, allocator, factory.metadata, factory.predicate,
         factory.blobs)
       fragments += 1
     }
@@ -88,7 +93,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
       LanceMetrics.task(LanceMetrics.ArrowPeak, allocator.getPeakMemoryAllocation))
   }
 
-  override def next(): Boolean = {
+  override def next(): Boolean = LanceSparkException.boundary {
     releaseCurrent()
     val s = nextScanner()
     if (s == null) false
@@ -97,12 +102,12 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
       // Vectors whose values are not Spark's are converted (and the originals released).
       val originals = root.getFieldVectors.asScala.toList
       val converted = scala.collection.mutable.ListBuffer.empty[FieldVector]
-      try originals.foreach(v => converted += SparkArrow.convert(v, allocator))
+      try originals.foreach(v => converted += SparkArrow.convert(v, allocator, factory.timeType))
       catch { case t: Throwable => originals.drop(converted.length + 1).foreach(_.close()); converted.foreach(_.close()); throw t }
       val vectors = converted.toList
       current = new VectorSchemaRoot(vectors.asJava)
       current.setRowCount(root.getRowCount)
-      val columns: Array[ColumnVector] = vectors.map(ArrowColumns.of).toArray
+      val columns: Array[ColumnVector] = vectors.map(ArrowColumns.of(_, source)).toArray
       batch = new ColumnarBatch(columns, current.getRowCount)
       true
     }
@@ -114,7 +119,7 @@ final class LanceColumnarReader(partition: LanceInputPartition, factory: LanceRe
     if (current != null) { current.close(); current = null; batch = null }
   }
 
-  override def close(): Unit = if (!closed) {
+  override def close(): Unit = if (!closed) LanceSparkException.boundary {
     closed = true
     releaseCurrent()
     if (scanner != null) closeScanner()

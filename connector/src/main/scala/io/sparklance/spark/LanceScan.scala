@@ -27,11 +27,11 @@ final class LanceScan(
   private lazy val plan: ScanPlan = ScanPlanner.plan(table.stores.create(), table.snapshot, predicate)
   private lazy val tasks: IndexedSeq[ScanTask] = limit.fold(plan.tasks)(RowLimit.first(plan.tasks, _))
 
-  override def reportDriverMetrics(): Array[org.apache.spark.sql.connector.metric.CustomTaskMetric] = Array(
+  override def reportDriverMetrics(): Array[org.apache.spark.sql.connector.metric.CustomTaskMetric] = LanceSparkException.boundary(Array(
     LanceMetrics.task(LanceMetrics.FragmentsPruned, plan.fragmentsPruned),
     LanceMetrics.task(LanceMetrics.ZonesPruned, plan.zonesPruned),
     LanceMetrics.task(LanceMetrics.IndexFragments, plan.indexFragments),
-    LanceMetrics.task(LanceMetrics.IndexRows, plan.indexRows))
+    LanceMetrics.task(LanceMetrics.IndexRows, plan.indexRows)))
 
   private def fieldIds: Set[Int] = fields.iterator.flatMap(_.preOrder).map(_.id).toSet
 
@@ -55,7 +55,7 @@ final class LanceScan(
    * multiple of it (see [[ScanPlanner.splits]]); the per-piece open cost keeps a table of
    * many tiny fragments from exploding into one partition per fragment.
    */
-  override def planInputPartitions(): Array[InputPartition] = {
+  override def planInputPartitions(): Array[InputPartition] = LanceSparkException.boundary {
     val parallelism = org.apache.spark.sql.SparkSession.active.sparkContext.defaultParallelism
     val sizing = SplitSizing(table.options.splitSizeBytes, table.options.openCostBytes, math.max(parallelism, 1))
     ScanPlanner.splits(tasks, fieldIds, widths, sizing).map(s => LanceInputPartition(s): InputPartition).toArray
@@ -63,10 +63,10 @@ final class LanceScan(
 
   override def createReaderFactory(): PartitionReaderFactory =
     LanceReaderFactory(table.executorStores, fields, metadata, table.options.batchSize, table.options.taskMemoryBytes, predicate,
-      table.options.blobs)
+      table.options.blobs, table.timeType)
 
   /** Rows after deletions and bytes of the projected columns, from the manifest alone. */
-  override def estimateStatistics(): Statistics = {
+  override def estimateStatistics(): Statistics = LanceSparkException.boundary {
     val all =
       if (predicate.isEmpty) table.snapshot.manifest.fragments.iterator.map(_.liveRows).sum
       else tasks.iterator.map(_.rowsToRead).sum // after pruning: an upper bound
@@ -85,7 +85,7 @@ final class LanceScan(
       (if (pushedFilters.isEmpty) "" else s" pushedFilters=[${pushedFilters.mkString(", ")}]") +
       limit.fold("")(n => s" limit=$n")
 
-  private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options, predicate, limit)
+  private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options, predicate, limit, table.timeType)
 
   override def equals(other: Any): Boolean = other match {
     case s: LanceScan => s.key == key

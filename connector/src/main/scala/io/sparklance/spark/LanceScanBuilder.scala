@@ -28,7 +28,7 @@ final class LanceScanBuilder(table: LanceTable)
    * look rows up in scalar indices; all of them are handed back, since statistics only say
    * which rows may match and fragments no index covers are read whole.
    */
-  override def pushFilters(filters: Array[Filter]): Array[Filter] = {
+  override def pushFilters(filters: Array[Filter]): Array[Filter] = LanceSparkException.boundary {
     val translated = filters.flatMap(f => SparkFilters.toExpr(f, table.schema()).map(f -> _))
     pushed = translated.map(_._1)
     predicate = translated.map(_._2).reduceOption(io.sparklance.table.expr.Expr.And)
@@ -87,9 +87,9 @@ final class LanceScanBuilder(table: LanceTable)
     }
   }
 
-  override def supportCompletePushDown(agg: Aggregation): Boolean = answer(agg).isDefined
+  override def supportCompletePushDown(agg: Aggregation): Boolean = LanceSparkException.boundary(answer(agg).isDefined)
 
-  override def pushAggregation(agg: Aggregation): Boolean = {
+  override def pushAggregation(agg: Aggregation): Boolean = LanceSparkException.boundary {
     aggregate = answer(agg)
     aggregate.isDefined
   }
@@ -100,7 +100,7 @@ final class LanceScanBuilder(table: LanceTable)
     true
   }
 
-  override def build(): Scan = aggregate.getOrElse(buildScan())
+  override def build(): Scan = LanceSparkException.boundary(aggregate.getOrElse(buildScan()))
 
   private def buildScan(): Scan = {
     val byName = table.snapshot.manifest.schema.fields.map(f => f.name -> f).toMap
@@ -108,7 +108,7 @@ final class LanceScanBuilder(table: LanceTable)
     val fields = data.map(f => LanceScanBuilder.prune(byName(f.name), f.dataType))
     val metadata = meta.map(f => MetadataColumn.byName(f.name).get)
     val where = table.snapshot.manifestPath
-    val schema = StructType(fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, table.options.blobs, where), where)) ++
+    val schema = StructType(fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, table.options.blobs, where), where, table.timeType)) ++
       metadata.map(m => StructField(m.name, LongType, nullable = false)))
     new LanceScan(table, fields, metadata, schema, predicate, pushed.toSeq, limit)
   }

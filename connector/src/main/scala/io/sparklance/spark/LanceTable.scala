@@ -14,9 +14,16 @@ import io.sparklance.table.{BlobFetch, MetadataColumn, Snapshot}
 final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val stores: ObjectStoreFactory)
     extends Table with SupportsRead with SupportsMetadataColumns {
 
-  private lazy val sparkSchema: StructType = {
+  /**
+   * Whether time columns read as Spark's TimeType: only where the session enables it
+   * (`spark.sql.timeType.enabled`), decided once when the table is loaded so that the schema,
+   * the scans and the executors' readers agree (see [[SparkArrow]]).
+   */
+  val timeType: Boolean = org.apache.spark.sql.internal.SQLConf.get.isTimeTypeEnabled
+
+  private lazy val sparkSchema: StructType = LanceSparkException.boundary {
     val where = snapshot.manifestPath
-    StructType(snapshot.manifest.schema.fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, options.blobs, where), where)))
+    StructType(snapshot.manifest.schema.fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, options.blobs, where), where, timeType)))
   }
 
   /**

@@ -18,13 +18,20 @@ import io.sparklance.util.Errors
 // ones that match. Fixed-size and large lists are read in place as arrays. The original Arrow
 // type is kept in the Spark field's metadata under `lance.arrow.type`, so that a later write
 // can restore it.
+//
+// Times of day: Spark 4.2's TimeType is refused by a default session (counting or filtering
+// a table with one fails with UNSUPPORTED_TIME_TYPE unless spark.sql.timeType.enabled), so
+// `timeType` says whether the session takes it. Without it, times read as LongType
+// microseconds since midnight: the unit of every other temporal type here and the precision
+// of TIME(6), lossless for time32[s|ms] and time64[us]; time64[ns] is floored to
+// microseconds as nanosecond timestamps are.
 
 object SparkArrow {
   val ArrowTypeKey = "lance.arrow.type"
 
   /** The Arrow field whose values are Spark's that `f` is converted to (often `f` itself). */
-  def readable(f: Field): Field = {
-    val children = f.getChildren.asScala.map(readable).asJava
+  def readable(f: Field, timeType: Boolean): Field = {
+    val children = f.getChildren.asScala.map(readable(_, timeType)).asJava
     def as(t: ArrowType, ch: java.util.List[Field] = children): Field =
       new Field(f.getName, new FieldType(f.isNullable, t, null, f.getMetadata), ch)
     f.getType match {
@@ -41,19 +48,22 @@ object SparkArrow {
       case _: ArrowType.FixedSizeBinary => as(ArrowType.Binary.INSTANCE)
       case d: ArrowType.Date if d.getUnit == DateUnit.MILLISECOND => as(new ArrowType.Date(DateUnit.DAY))
       case t: ArrowType.Timestamp if t.getUnit != TimeUnit.MICROSECOND => as(new ArrowType.Timestamp(TimeUnit.MICROSECOND, t.getTimezone))
-      case _: ArrowType.Time => as(new ArrowType.Time(TimeUnit.NANOSECOND, 64))
+      case _: ArrowType.Time =>
+        if (timeType) as(new ArrowType.Time(TimeUnit.NANOSECOND, 64)) else as(new ArrowType.Int(64, true))
       case d: ArrowType.Duration if d.getUnit != TimeUnit.MICROSECOND => as(new ArrowType.Duration(TimeUnit.MICROSECOND))
       case _ => as(f.getType)
     }
   }
 
   /** The Spark field of a Lance column, with its original Arrow type in the metadata when converted. */
-  def sparkField(f: Field, where: String): StructField = {
-    val r = readable(f)
+  def sparkField(f: Field, where: String, timeType: Boolean): StructField = {
+    val r = readable(f, timeType)
     val meta = new MetadataBuilder()
-    // Fixed-size and large lists keep their vectors but show as Spark arrays all the same.
-    val listOfOtherKind = f.getType.isInstanceOf[ArrowType.FixedSizeList] || f.getType.isInstanceOf[ArrowType.LargeList]
-    if (r.getType != f.getType || listOfOtherKind) meta.putString(ArrowTypeKey, f.getType.toString)
+    // Fixed-size and large lists keep their vectors but show as Spark arrays all the same;
+    // times show as TIME(6) or bigint microseconds whatever their unit.
+    val keptButRenamed = f.getType.isInstanceOf[ArrowType.FixedSizeList] || f.getType.isInstanceOf[ArrowType.LargeList] ||
+      f.getType.isInstanceOf[ArrowType.Time]
+    if (r.getType != f.getType || keptButRenamed) meta.putString(ArrowTypeKey, f.getType.toString)
     StructField(f.getName, sparkType(r, where), f.isNullable, meta.build())
   }
 
@@ -77,13 +87,14 @@ object SparkArrow {
       val entries = f.getChildren.get(0)
       val (k, v) = (entries.getChildren.get(0), entries.getChildren.get(1))
       MapType(sparkType(k, where), sparkType(v, where), v.isNullable)
-    case _: ArrowType.Struct => StructType(f.getChildren.asScala.map(c => sparkField(c, where)).toSeq)
+    // Members are readable already; with timeType = true, `readable` leaves any readable field as it is.
+    case _: ArrowType.Struct => StructType(f.getChildren.asScala.map(c => sparkField(c, where, timeType = true)).toSeq)
     case other => throw Errors.unsupported(s"column '${f.getName}' of Arrow type $other in Spark", where)
   }
 
-  /** `v` as a vector of `readable(v.getField)`; converted vectors replace (and close) `v`. */
-  def convert(v: FieldVector, allocator: BufferAllocator): FieldVector = {
-    val target = readable(v.getField)
+  /** `v` as a vector of `readable(v.getField, timeType)`; converted vectors replace (and close) `v`. */
+  def convert(v: FieldVector, allocator: BufferAllocator, timeType: Boolean): FieldVector = {
+    val target = readable(v.getField, timeType)
     if (target == v.getField) v
     else try convertTo(v, target, allocator) finally v.close()
   }
@@ -109,7 +120,13 @@ object SparkArrow {
       } else {
         out.setInitialCapacity(n)
         out.allocateNew()
-        (0 until n).foreach(i => if (!v.isNull(i)) copyScalar(v, i, out))
+        try (0 until n).foreach(i => if (!v.isNull(i)) copyScalar(v, i, out))
+        catch {
+          // Seconds or milliseconds past what a Long of microseconds holds (about 292,000 years).
+          case e: ArithmeticException => throw Errors.unsupported(
+            s"a value of Arrow type ${v.getField.getType} beyond the range of Spark's microsecond ${target.getType} (${e.getMessage})",
+            s"column '${v.getName}'")
+        }
         out.setValueCount(n)
       }
       out
@@ -137,6 +154,10 @@ object SparkArrow {
     case (s: TimeSecVector, o: TimeNanoVector) => o.set(i, s.get(i) * 1000000000L)
     case (s: TimeMilliVector, o: TimeNanoVector) => o.set(i, s.get(i) * 1000000L)
     case (s: TimeMicroVector, o: TimeNanoVector) => o.set(i, s.get(i) * 1000L)
+    case (s: TimeSecVector, o: BigIntVector) => o.set(i, s.get(i) * 1000000L)
+    case (s: TimeMilliVector, o: BigIntVector) => o.set(i, s.get(i) * 1000L)
+    case (s: TimeMicroVector, o: BigIntVector) => o.set(i, s.get(i))
+    case (s: TimeNanoVector, o: BigIntVector) => o.set(i, Math.floorDiv(s.get(i), 1000L))
     case (s: DurationVector, o: DurationVector) =>
       val unit = s.getUnit
       val raw = DurationVector.get(s.getDataBuffer, i)

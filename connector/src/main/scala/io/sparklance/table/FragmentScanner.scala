@@ -54,9 +54,10 @@ final class FragmentScanner(
     }
   }
 
-  /** Offsets of deleted rows, or null when the fragment has none. */
+  /** Offsets of deleted rows, or null when the fragment has none. A damaged file closes what is open. */
   private val deleted: org.roaringbitmap.RoaringBitmap =
-    task.deletion.map(d => DeletionVector.read(store, d.path, d.fileType, task.fragmentId, task.physicalRows)).orNull
+    try task.deletion.map(d => DeletionVector.read(store, d.path, d.fileType, task.fragmentId, task.physicalRows)).orNull
+    catch { case t: Throwable => close(); throw t }
 
   /** Ranges no row of which can match the predicate, sorted and disjoint, within the task. */
   private val pruned: IndexedSeq[(Long, Long)] = try predicate.fold(IndexedSeq.empty[(Long, Long)]) { p =>

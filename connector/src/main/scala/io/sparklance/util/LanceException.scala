@@ -5,9 +5,18 @@ package io.sparklance.util
  * with a stable error class (tests and callers match on the class, never the text) and a
  * message that says what was wrong, where (path, version, field, byte offset) and what the
  * user can do. The subclasses only exist so that callers can catch a family by type.
+ * The spark layer hands these to Spark as `SparkThrowable`s that keep the class and
+ * carry its SQLSTATE (spark.LanceSparkException).
  */
 class LanceException(val errorClass: String, message: String, cause: Throwable = null)
-    extends RuntimeException(s"[$errorClass] $message", cause)
+    extends RuntimeException(s"[$errorClass] $message", cause) {
+
+  /** The SQLSTATE Spark reports for this error (see [[ErrorStates]]). */
+  def sqlState: String = ErrorStates.of(this)
+
+  /** The message without the leading `[CLASS] `. */
+  def detail: String = message
+}
 
 /** A file whose bytes do not follow the format: truncated, bit-flipped, inconsistent. */
 final class CorruptFileException(errorClass: String, message: String, cause: Throwable = null)

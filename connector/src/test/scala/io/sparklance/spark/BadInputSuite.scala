@@ -93,4 +93,24 @@ class BadInputSuite extends AnyFunSuite with LocalSpark {
     assert(e.errorClass == "LANCE_UNSUPPORTED_FILE_VERSION")
     assert(e.getMessage.contains("2.3"))
   }
+
+  test("errors reach Spark as SparkThrowables that keep the class and carry a SQLSTATE") {
+    // On the driver: the exception Spark's caller gets is ours, an AnalysisException.
+    val missing = intercept[org.apache.spark.sql.AnalysisException](spark.read.format("lance").load("/definitely/not/here"))
+    assert(missing.isInstanceOf[LanceSparkException])
+    assert(missing.getCondition == "LANCE_DATASET_NOT_FOUND")
+    assert(missing.getSqlState == "42P01")
+    assert(missing.getMessageParameters.get("message").contains("/definitely/not/here"))
+    val uri = Golden.dataset("basic_types").uri
+    val badOption = intercept[org.apache.spark.sql.AnalysisException](spark.read.format("lance").option("batchSize", "0").load(uri))
+    assert((badOption.getCondition, badOption.getSqlState) == ("LANCE_INVALID_OPTION", "22023"))
+    // In a task: Spark rethrows a SparkThrowable that failed a task as it is, not wrapped in
+    // its job failure, so the caller sees our class here too.
+    val dir = copyOf("basic_types")
+    val data = new File(dir, "data").listFiles().head
+    Files.write(data.toPath, Files.readAllBytes(data.toPath).take(data.length().toInt / 2))
+    val inTask = intercept[org.apache.spark.sql.AnalysisException](spark.read.format("lance").load(dir.getPath).collect())
+    assert((inTask.getCondition, inTask.getSqlState) == ("LANCE_CORRUPT_FILE", "XX001"))
+    assert(inTask.getCause.asInstanceOf[LanceException].errorClass == "LANCE_CORRUPT_FILE")
+  }
 }

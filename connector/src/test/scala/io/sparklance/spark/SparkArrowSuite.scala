@@ -54,11 +54,11 @@ class SparkArrowSuite extends AnyFunSuite with BeforeAndAfterAll {
     test(s"${c.field.getName}: members converted, rows kept") {
       val n = 21
       def rows(f: Int => Any) = (0 until n).map(i => if (i % 4 == 1) null else f(i))
-      val target = SparkArrow.readable(c.field)
-      val converted = SparkArrow.convert(ArrowData.vector(c.field, rows(c.stored), allocator), allocator)
+      val target = SparkArrow.readable(c.field, timeType = false)
+      val converted = SparkArrow.convert(ArrowData.vector(c.field, rows(c.stored), allocator), allocator, timeType = false)
       val expected = ArrowData.vector(target, rows(c.read), allocator)
       try {
-        val (a, b) = (ArrowColumns.of(converted), ArrowColumns.of(expected))
+        val (a, b) = (ArrowColumns.of(converted, "test"), ArrowColumns.of(expected, "test"))
         assert(a.dataType == b.dataType) // Arrow names the new list items its own way: compare types
         val (ra, rb) = (new ColumnarBatch(Array(a), n), new ColumnarBatch(Array(b), n))
         (0 until n).foreach { i =>
@@ -70,13 +70,13 @@ class SparkArrowSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("fixed-size and large lists are Spark arrays that remember their Arrow type") {
     val vector = field("v", new ArrowType.FixedSizeList(4), field("item", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)))
-    assert(SparkArrow.readable(vector) == vector) // read in place
-    val f = SparkArrow.sparkField(vector, "test")
+    assert(SparkArrow.readable(vector, timeType = false) == vector) // read in place
+    val f = SparkArrow.sparkField(vector, "test", timeType = false)
     assert(f.dataType == ArrayType(FloatType, containsNull = true))
     assert(f.metadata.getString(SparkArrow.ArrowTypeKey) == "FixedSizeList(4)")
     val large = field("l", ArrowType.LargeList.INSTANCE, field("item", ArrowType.Utf8.INSTANCE))
-    assert(SparkArrow.sparkField(large, "test").metadata.getString(SparkArrow.ArrowTypeKey) == "LargeList")
+    assert(SparkArrow.sparkField(large, "test", timeType = false).metadata.getString(SparkArrow.ArrowTypeKey) == "LargeList")
     val plain = field("p", ArrowType.List.INSTANCE, field("item", ArrowType.Utf8.INSTANCE))
-    assert(!SparkArrow.sparkField(plain, "test").metadata.contains(SparkArrow.ArrowTypeKey))
+    assert(!SparkArrow.sparkField(plain, "test", timeType = false).metadata.contains(SparkArrow.ArrowTypeKey))
   }
 }

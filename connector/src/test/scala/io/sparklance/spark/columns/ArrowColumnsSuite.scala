@@ -86,7 +86,7 @@ class ArrowColumnsSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   /** Our column and ArrowColumnVector give the same answers on `ours` and `reference`. */
   private def compare(ours: FieldVector, reference: FieldVector): Unit = {
-    val column = ArrowColumns.of(ours)
+    val column = ArrowColumns.of(ours, "test")
     val expected = new ArrowColumnVector(reference)
     val n = ours.getValueCount
     assert(reference.getValueCount == n)
@@ -129,7 +129,7 @@ class ArrowColumnsSuite extends AnyFunSuite with BeforeAndAfterAll {
     Seq(false, true).foreach { nulls =>
       test(s"$name ${if (nulls) "with" else "without"} nulls") {
         withVectors(c, rows(c, 37, nulls)) { (ours, reference) =>
-          if (name != "null") assert(ArrowColumns.of(ours).hasNull == nulls)
+          if (name != "null") assert(ArrowColumns.of(ours, "test").hasNull == nulls)
           compare(ours, reference)
         }
       }
@@ -144,7 +144,7 @@ class ArrowColumnsSuite extends AnyFunSuite with BeforeAndAfterAll {
 
     test(s"$name empty batch") {
       withVectors(c, IndexedSeq.empty) { (ours, reference) =>
-        assert(!ArrowColumns.of(ours).hasNull)
+        assert(!ArrowColumns.of(ours, "test").hasNull)
         compare(ours, reference)
       }
     }
@@ -153,7 +153,7 @@ class ArrowColumnsSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("a struct's members are columns of their own") {
     val c = cases.find(_.field.getName == "struct").get
     withVectors(c, rows(c, 9, nulls = true)) { (ours, _) =>
-      val column = ArrowColumns.of(ours)
+      val column = ArrowColumns.of(ours, "test")
       assert(column.getChild(0).getInt(4) == 4)
       assert(column.getChild(1).getUTF8String(4).toString == "s4")
       assert(column.getStruct(1) == null)
@@ -166,7 +166,7 @@ class ArrowColumnsSuite extends AnyFunSuite with BeforeAndAfterAll {
       v.allocateNew(1)
       v.setSafe(0, 86400000L)
       v.setValueCount(1)
-      val e = intercept[UnsupportedFeatureException](ArrowColumns.of(v))
+      val e = intercept[UnsupportedFeatureException](ArrowColumns.of(v, "test"))
       assert(e.getMessage.contains("column 'd'"))
     } finally v.close()
   }
@@ -174,7 +174,41 @@ class ArrowColumnsSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("a getter of another type throws") {
     val c = cases.find(_.field.getName == "string").get
     withVectors(c, rows(c, 3, nulls = false)) { (ours, _) =>
-      intercept[UnsupportedOperationException](ArrowColumns.of(ours).getInt(0))
+      intercept[UnsupportedOperationException](ArrowColumns.of(ours, "test").getInt(0))
     }
+  }
+
+  /** `damage` applied to a vector of `c` with `n` rows, which wrapping must then refuse. */
+  private def refused(name: String, n: Int)(damage: FieldVector => Unit): Unit = {
+    val c = cases.find(_.field.getName == name).get
+    withVectors(c, rows(c, n, nulls = false)) { (ours, _) =>
+      damage(ours)
+      val e = intercept[io.sparklance.util.CorruptFileException](ArrowColumns.of(ours, "batch source"))
+      assert(e.errorClass == "LANCE_CORRUPT_FILE")
+      assert(e.getMessage.contains("batch source"))
+    }
+  }
+
+  test("vectors whose buffers cannot hold their rows are refused when wrapped, before any read") {
+    // Fixed width: a row count the data buffer cannot hold.
+    val v = new IntVector("i", allocator)
+    try {
+      val (validity, data) = (allocator.buffer(64), allocator.buffer(16))
+      try v.loadFieldBuffers(new org.apache.arrow.vector.ipc.message.ArrowFieldNode(100, 0), java.util.List.of(validity, data))
+      finally { validity.close(); data.close() }
+      val e = intercept[io.sparklance.util.CorruptFileException](ArrowColumns.of(v, "batch source"))
+      assert(e.getMessage.contains("400 needed"))
+    } finally v.close()
+    // Strings: offsets that go back, or past the data buffer.
+    refused("string", 9)(v => v.getOffsetBuffer.setInt(4L * 5, 0))
+    refused("string", 9)(v => v.getOffsetBuffer.setInt(4L * 9, v.getDataBuffer.capacity().toInt + 1))
+    refused("large_binary", 9)(v => v.getOffsetBuffer.setLong(8L * 9, -1L))
+    // Lists and maps: offsets past their items.
+    refused("list", 9)(v => v.getOffsetBuffer.setInt(4L * 9, v.getChildrenFromFields.get(0).getValueCount + 1))
+    refused("large_list", 9)(v => v.getOffsetBuffer.setLong(8L * 3, 0L))
+    refused("map", 9)(v => v.getOffsetBuffer.setInt(4L * 9, 1000))
+    // Fixed-size lists and structs: members shorter than their rows need.
+    refused("vector", 9)(v => v.getChildrenFromFields.get(0).setValueCount(20))
+    refused("struct", 9)(v => v.getChildrenFromFields.get(1).setValueCount(4))
   }
 }

@@ -1,0 +1,34 @@
+package io.sparklance.util
+
+/**
+ * The SQLSTATE of every error class, so that Spark (and PySpark's `getSqlState()`) can
+ * classify our errors as it does its own. The codes come from the SQL standard and the
+ * PostgreSQL classes Spark itself uses (Spark's error-states.json): 42P01 undefined table,
+ * 42704 undefined object, 58P01 undefined file, XX001 data corrupted, 0A000 feature not
+ * supported, 22023 invalid parameter value, 58030 I/O error. A class missing from the
+ * table takes the state of its family (the exception's subclass); the README lists both.
+ */
+object ErrorStates {
+
+  val byClass: Map[String, String] = Map(
+    "LANCE_DATASET_NOT_FOUND" -> "42P01",
+    "LANCE_VERSION_NOT_FOUND" -> "42704",
+    "LANCE_REF_NOT_FOUND" -> "42704",
+    "LANCE_FILE_NOT_FOUND" -> "58P01",
+    "LANCE_CORRUPT_FILE" -> "XX001",
+    "LANCE_UNSUPPORTED_FEATURE" -> "0A000",
+    "LANCE_UNSUPPORTED_FILE_VERSION" -> "0A000",
+    "LANCE_UNSUPPORTED_ENCODING" -> "0A000",
+    "LANCE_INVALID_OPTION" -> "22023",
+    "LANCE_INVALID_ARGUMENT" -> "22023",
+    "LANCE_IO_ERROR" -> "58030")
+
+  /** The SQLSTATE of `e`: its class's, else its family's. */
+  def of(e: LanceException): String = byClass.getOrElse(e.errorClass, e match {
+    case _: CorruptFileException => "XX001"
+    case _: UnsupportedFeatureException => "0A000"
+    case _: NotFoundException => "42704"
+    case _: InvalidArgumentException => "22023"
+    case _ => "58030"
+  })
+}
