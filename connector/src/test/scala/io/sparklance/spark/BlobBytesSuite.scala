@@ -11,7 +11,6 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{BlobMode, FragmentScanner, ScanPlanner, Snapshot}
 import io.sparklance.testutil.{Golden, LocalSpark}
-import io.sparklance.util.LanceException
 
 /**
  * With `blobs = bytes`, every blob column reads as the bytes pylance's `read_blobs` returns
@@ -74,7 +73,7 @@ class BlobBytesSuite extends AnyFunSuite with LocalSpark {
   }
 
   test("a bad blobs option is refused by name") {
-    val e = intercept[LanceException](spark.read.format("lance").option("blobs", "yes").load(Golden.dataset("blobs_v2_2").uri).schema)
-    assert(e.errorClass == "LANCE_INVALID_OPTION" && e.getMessage.contains("'blobs'"))
+    val e = intercept[org.apache.spark.sql.AnalysisException](spark.read.format("lance").option("blobs", "yes").load(Golden.dataset("blobs_v2_2").uri).schema)
+    assert(e.getCondition == "LANCE_INVALID_OPTION" && e.getMessage.contains("'blobs'"))
   }
 }
