@@ -42,7 +42,15 @@ object Snapshot {
    * current, are found by probing manifest names, which costs a few metadata calls however
    * many versions the table has; otherwise `_versions/` is listed, which is authoritative.
    */
-  def resolve(store: ObjectStore, uri: String, branch: Option[String], spec: VersionSpec): Snapshot = {
+  def resolve(store: ObjectStore, uri: String, branch: Option[String], spec: VersionSpec): Snapshot =
+    resolve(store, uri, branch, spec, None)
+
+  /**
+   * As above; with `allowedBasePaths` (canonical prefixes, see [[BasePaths.canonical]]),
+   * a base path outside them and outside the table's folder is refused.
+   */
+  def resolve(store: ObjectStore, uri: String, branch: Option[String], spec: VersionSpec,
+      allowedBasePaths: Option[Seq[String]]): Snapshot = {
     val main = Paths.stripTrailingSlash(uri)
     val (onBranch, wanted) = spec match {
       case VersionSpec.TagName(name) =>
@@ -74,20 +82,29 @@ object Snapshot {
     if (manifest.version != v)
       throw Errors.corrupt(path, s"the manifest says version ${manifest.version} but its file name says version $v")
     FeatureFlags.checkReadable(path, manifest.readerFeatureFlags)
-    Snapshot(root, path, manifest)
+    val bases = BasePaths.absolute(manifest.basePaths)
+    allowedBasePaths.foreach(BasePaths.checkAllowed(path, main, bases, _))
+    Snapshot(root, path, manifest.copy(basePaths = bases))
   }
 
-  /** The file name of `version`'s manifest under either naming scheme, if it exists. */
+  /**
+   * The file name of `version`'s manifest under either naming scheme, if anything exists
+   * under it: a folder named like a manifest is a version that cannot be read, which
+   * reading it then says, rather than a version that does not exist.
+   */
   private def manifestName(store: ObjectStore, root: String, version: Long): Option[String] =
     if (version < 0) None
     else Seq(ManifestNaming.V2, ManifestNaming.V1).map(_.fileName(version))
-      .find(n => store.exists(Paths.join(root, VersionsDir, n)))
+      .find(n => store.entryExists(Paths.join(root, VersionsDir, n)))
 
   /**
    * The latest version from `_versions/latest_version_hint.json` (`{"version":N}`, rewritten
    * by every pylance 14 commit), trusted only when manifest N exists and N + 1 does not:
-   * versions are committed one after another, so a missing N + 1 means nothing newer. A
-   * missing, malformed or stale hint gives None and the caller lists `_versions/`.
+   * versions are committed one after another, so a missing N + 1 means nothing newer.
+   * Anything named like N + 1 (a folder too) makes the hint stale, so that an unreadable
+   * newest version fails rather than the one before it being served. A missing,
+   * malformed (too deeply nested, too) or stale hint gives None and the caller lists
+   * `_versions/`, as pylance does.
    */
   private def latestFromHint(store: ObjectStore, root: String): Option[(Long, String)] = {
     val hinted =
@@ -114,7 +131,10 @@ object Snapshot {
         else "it has no _versions/ folder"
       throw Errors.notADataset(root, hint)
     }
-    val parsed = store.list(dir).flatMap(e => ManifestNaming.parse(e.name).map { case (v, _) => (v, e.name) })
+    // Folders named like manifests are versions too: when one is the newest, reading it
+    // fails with a clear error, as in pylance, instead of the version before being served.
+    val names = store.list(dir).map(_.name) ++ store.listDirectories(dir).map(Paths.name)
+    val parsed = names.flatMap(n => ManifestNaming.parse(n).map { case (v, _) => (v, n) })
     if (parsed.isEmpty) throw Errors.notADataset(root, "its _versions/ folder holds no *.manifest files")
     parsed.sortBy(_._1)(Ordering.Long).toIndexedSeq
   }

@@ -5,9 +5,10 @@ package io.sparklance.util
  * with a stable error class (tests and callers match on the class, never the text) and a
  * message that says what was wrong, where (path, version, field, byte offset) and what the
  * user can do. The subclasses only exist so that callers can catch a family by type.
+ * Credentials written into a URI never reach the message or the causes ([[Redaction]]).
  */
 class LanceException(val errorClass: String, message: String, cause: Throwable = null)
-    extends RuntimeException(s"[$errorClass] $message", cause)
+    extends RuntimeException(s"[$errorClass] ${Redaction(message)}", Redaction.cause(cause))
 
 /** A file whose bytes do not follow the format: truncated, bit-flipped, inconsistent. */
 final class CorruptFileException(errorClass: String, message: String, cause: Throwable = null)

@@ -22,6 +22,7 @@ class SnapshotSuite extends AnyFunSuite {
     def size(path: String): Long = inner.size(path)
     def exists(path: String): Boolean = inner.exists(path)
     def isDirectory(path: String): Boolean = inner.isDirectory(path)
+    def entryExists(path: String): Boolean = inner.entryExists(path)
     def list(dir: String): Seq[FileEntry] = { listings += 1; inner.list(dir) }
     def listDirectories(dir: String): Seq[String] = { listings += 1; inner.listDirectories(dir) }
     def open(path: String, knownSize: Option[Long]): RangeReader = inner.open(path, knownSize)
