@@ -34,11 +34,17 @@ object BasePaths {
   /**
    * A location in one comparable form: scheme (s3 and s3n read as s3a, none as file),
    * authority without user-info, and the normalized path ('..' resolved) without a
-   * trailing '/'. None when it does not parse as a URI.
+   * trailing '/'. An existing local path is taken with its symbolic links resolved, so a
+   * table opened through a link matches the base paths its writer recorded, and a link
+   * inside an allowed folder does not lead outside it. None when it does not parse.
    */
   def canonical(p: String): Option[String] =
     try {
-      val uri = (if (hasScheme(p)) new URI(p) else new File(p).getAbsoluteFile.toURI).normalize()
+      val parsed = (if (hasScheme(p)) new URI(p) else new File(p).getAbsoluteFile.toURI).normalize()
+      val uri =
+        if (!"file".equalsIgnoreCase(parsed.getScheme)) parsed
+        else try java.nio.file.Paths.get(parsed).toRealPath().toUri
+        catch { case _: java.io.IOException | _: IllegalArgumentException | _: java.nio.file.FileSystemNotFoundException => parsed }
       val scheme = Option(uri.getScheme).map(_.toLowerCase).getOrElse("file") match {
         case "s3" | "s3n" => "s3a"
         case s => s

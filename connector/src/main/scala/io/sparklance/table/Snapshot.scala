@@ -3,7 +3,7 @@ package io.sparklance.table
 import java.nio.charset.StandardCharsets.UTF_8
 
 import io.sparklance.storage.{ObjectStore, Paths}
-import io.sparklance.util.{Errors, Json, NotFoundException}
+import io.sparklance.util.{Errors, Json, LanceException}
 
 // Spec: lance-format/lance docs/src/format/table/versioning.md and
 // rust/lance-table/src/io/commit.rs (finding versions). A snapshot is one version of a
@@ -111,7 +111,7 @@ object Snapshot {
       try Json.parse(new String(store.readAll(Paths.join(root, VersionsDir, VersionHintFile)), UTF_8)) match {
         case m: Map[_, _] => m.asInstanceOf[Map[String, Any]].get("version").collect { case b: BigDecimal if b.isValidLong => b.toLongExact }
         case _ => None
-      } catch { case _: NotFoundException | _: IllegalArgumentException => None }
+      } catch { case _: LanceException | _: IllegalArgumentException => None } // unreadable, not a file, malformed
     for {
       v <- hinted
       name <- manifestName(store, root, v)
