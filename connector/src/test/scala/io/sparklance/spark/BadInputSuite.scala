@@ -160,6 +160,9 @@ class BadInputSuite extends AnyFunSuite with LocalSpark with TimeLimits {
       assert(e.errorClass == "LANCE_FILE_SYSTEM_NOT_FOUND" && e.getMessage.contains("org.apache.hadoop:hadoop-aws:3.5.0") &&
         e.getMessage.contains("software.amazon.awssdk"), e.getMessage)
     }
+    val noSdk = Map("fs.s3a.impl" -> classOf[io.sparklance.storage.hadoop.MissingSdkFileSystem].getName, "fs.s3a.impl.disable.cache" -> "true")
+    val sdk = errorOf(spark.read.format("lance").options(noSdk).load("s3://h2-no-such-bucket/t"))
+    assert(sdk.errorClass == "LANCE_FILE_SYSTEM_NOT_FOUND" && sdk.getMessage.contains("software.amazon.awssdk"), sdk.getMessage)
     val other = errorOf(spark.read.format("lance").load("nosuchfs://host/t"))
     assert(other.errorClass == "LANCE_FILE_SYSTEM_NOT_FOUND" && other.getMessage.contains("'nosuchfs://'"), other.getMessage)
   }

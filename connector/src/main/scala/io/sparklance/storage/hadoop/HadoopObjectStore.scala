@@ -29,10 +29,12 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
     catch {
       // No implementation registered for the scheme, or the configured class (fs.s3a.impl
       // is in Hadoop's defaults) is not on the classpath: Configuration.getClass wraps the
-      // ClassNotFoundException in a RuntimeException.
+      // ClassNotFoundException in a RuntimeException. With hadoop-aws but without the AWS
+      // SDK, S3AFileSystem itself loads and fails on the first SDK class it needs.
       case e: UnsupportedFileSystemException => throw HadoopObjectStore.missingFileSystem(path, e)
       case e: RuntimeException if Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[ClassNotFoundException]) =>
         throw HadoopObjectStore.missingFileSystem(path, e)
+      case e: NoClassDefFoundError => throw HadoopObjectStore.missingFileSystem(path, e)
       case e: IOException => throw Errors.io(path.toString, "opening the file system", e)
     }
 
