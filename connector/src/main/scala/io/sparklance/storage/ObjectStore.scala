@@ -36,12 +36,16 @@ trait ObjectStore {
    */
   def open(path: String, knownSize: Option[Long] = None): RangeReader
 
-  /** Reads a whole (small) file: manifests, refs, deletion files. */
-  def readAll(path: String): Array[Byte] = {
+  /**
+   * Reads a whole (small) file: manifests, refs, deletion files; one larger than
+   * `maxBytes` is refused as corrupt before anything is allocated.
+   */
+  def readAll(path: String, maxBytes: Long = Int.MaxValue - 8): Array[Byte] = {
     val r = open(path)
     try {
       val n = r.size
-      if (n > Int.MaxValue - 8) throw io.sparklance.util.Errors.corrupt(path, s"file of $n bytes is too large to read whole")
+      if (n > math.min(maxBytes, Int.MaxValue - 8L))
+        throw io.sparklance.util.Errors.corrupt(path, s"file of $n bytes is too large to read whole (at most ${math.min(maxBytes, Int.MaxValue - 8L)})")
       val b = r.read(0, n.toInt)
       val out = new Array[Byte](b.remaining())
       b.get(out)

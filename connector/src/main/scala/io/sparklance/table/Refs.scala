@@ -23,7 +23,7 @@ object Refs {
   private def branchesDir(root: String) = Paths.join(root, "_refs", "branches")
 
   private def json(store: ObjectStore, path: String): Map[String, Any] =
-    try Json.parse(new String(store.readAll(path), UTF_8)) match {
+    try Json.parse(new String(store.readAll(path, Json.MaxFileBytes), UTF_8)) match {
       case m: Map[_, _] => m.asInstanceOf[Map[String, Any]]
       case _ => throw Errors.corrupt(path, "expected a JSON object")
     } catch { case e: IllegalArgumentException => throw Errors.corrupt(path, 0, s"malformed JSON (${e.getMessage})", e) }

@@ -108,7 +108,7 @@ object Snapshot {
    */
   private def latestFromHint(store: ObjectStore, root: String): Option[(Long, String)] = {
     val hinted =
-      try Json.parse(new String(store.readAll(Paths.join(root, VersionsDir, VersionHintFile)), UTF_8)) match {
+      try Json.parse(new String(store.readAll(Paths.join(root, VersionsDir, VersionHintFile), Json.MaxFileBytes), UTF_8)) match {
         case m: Map[_, _] => m.asInstanceOf[Map[String, Any]].get("version").collect { case b: BigDecimal if b.isValidLong => b.toLongExact }
         case _ => None
       } catch { case _: LanceException | _: IllegalArgumentException => None } // unreadable, not a file, malformed

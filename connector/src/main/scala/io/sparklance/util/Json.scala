@@ -15,6 +15,9 @@ object Json {
    */
   val MaxDepth = 128
 
+  /** The most bytes a table's JSON file (a ref, the version hint) may have; pylance's are under 1 KiB. */
+  val MaxFileBytes: Long = 1L << 20
+
   def parse(text: String): Any = {
     val p = new Parser(text)
     val v = p.value()

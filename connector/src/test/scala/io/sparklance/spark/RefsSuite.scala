@@ -111,9 +111,10 @@ class RefsSuite extends AnyFunSuite with LocalSpark {
     }
   }
 
-  test("tag and branch files nested too deeply for the stack are corrupt, not a crash") {
+  test("tag and branch files nested too deeply for the stack, or too large, are corrupt, not a crash") {
     val table = tableBesideAnother()
-    Seq("[" * 100000, "{\"version\":" + "[" * 100000 + "]" * 100000 + "}", "{\"a\":" * 50000).foreach { text =>
+    Seq("[" * 100000, "{\"version\":" + "[" * 100000 + "]" * 100000 + "}", "{\"a\":" * 50000,
+        " " * (2 << 20) + "{\"version\":1}").foreach { text => // the last: larger than a ref file may be
       write(new File(table, "_refs/tags/first.json"), text)
       assert(errorOf(spark.read.format("lance").option("tag", "first").load(table.getPath).count()).errorClass == "LANCE_CORRUPT_FILE")
       write(new File(table, "_refs/branches/dev.json"), text)
