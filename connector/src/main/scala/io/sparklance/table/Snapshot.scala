@@ -41,16 +41,12 @@ object Snapshot {
    * given. A numbered version, and the latest one when `latest_version_hint.json` is
    * current, are found by probing manifest names, which costs a few metadata calls however
    * many versions the table has; otherwise `_versions/` is listed, which is authoritative.
-   */
-  def resolve(store: ObjectStore, uri: String, branch: Option[String], spec: VersionSpec): Snapshot =
-    resolve(store, uri, branch, spec, None)
-
-  /**
-   * As above; with `allowedBasePaths` (canonical prefixes, see [[BasePaths.canonical]]),
-   * a base path outside them and outside the table's folder is refused.
+   * Relative base paths come back absolute; with `allowedBasePaths` (canonical prefixes,
+   * see [[BasePaths.canonical]]), a base path outside them and outside the table's folder
+   * is refused.
    */
   def resolve(store: ObjectStore, uri: String, branch: Option[String], spec: VersionSpec,
-      allowedBasePaths: Option[Seq[String]]): Snapshot = {
+      allowedBasePaths: Option[Seq[String]] = None): Snapshot = {
     val main = Paths.stripTrailingSlash(uri)
     val (onBranch, wanted) = spec match {
       case VersionSpec.TagName(name) =>
