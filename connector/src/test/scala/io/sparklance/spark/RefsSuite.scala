@@ -76,7 +76,7 @@ class RefsSuite extends AnyFunSuite with LocalSpark {
 
   /** A copy of branches_tags at `dir/table`, and a copy of basic_types at `dir/elsewhere`. */
   private def tableBesideAnother(): File = {
-    val dir = java.nio.file.Files.createTempDirectory("lance-refs").toFile
+    val dir = io.sparklance.testutil.HostileCopies.tempDir("lance-refs")
     org.apache.commons.io.FileUtils.copyDirectory(new File(ds.uri), new File(dir, "table"))
     org.apache.commons.io.FileUtils.copyDirectory(new File(Golden.dataset("basic_types").uri), new File(dir, "elsewhere"))
     new File(dir, "table")

@@ -15,9 +15,24 @@ import io.sparklance.table.proto.TableProtos
  */
 object HostileCopies {
 
+  /**
+   * A fresh temporary folder, deleted with all it then holds when the JVM exits. Deleted
+   * by unlinking alone: commons-io opens each file it deletes, which blocks on a FIFO.
+   */
+  def tempDir(prefix: String): File = {
+    val dir = Files.createTempDirectory(prefix)
+    Runtime.getRuntime.addShutdownHook(new Thread(() =>
+      try {
+        val all = Files.walk(dir)
+        try all.sorted(java.util.Comparator.reverseOrder[java.nio.file.Path]()).forEach(p => Files.deleteIfExists(p))
+        finally all.close()
+      } catch { case _: java.io.IOException | _: java.io.UncheckedIOException => () }))
+    dir.toFile
+  }
+
   /** A fresh folder holding `table/`, a copy of golden dataset `name`. */
   def copy(name: String): File = {
-    val dir = Files.createTempDirectory("lance-hostile").toFile
+    val dir = tempDir("lance-hostile")
     FileUtils.copyDirectory(new File(Golden.dataset(name).uri), new File(dir, "table"))
     new File(dir, "table")
   }
