@@ -29,9 +29,10 @@ object FileFooter {
     val n = tail.length
     val magic = new Array[Byte](4)
     tail.copyTo(n - 4, magic, 0, 4)
+    // The bytes found are not shown: a path that should not have been followed may name
+    // any file, and an error message is no place to print its contents.
     if (!java.util.Arrays.equals(magic, Magic))
-      throw Errors.corrupt(path, fileSize - 4,
-        s"expected the magic bytes 'LANC' at the end of the file, found ${magic.map(b => f"${b & 0xff}%02x").mkString(" ")}")
+      throw Errors.corrupt(path, fileSize - 4, "the file does not end with the magic bytes 'LANC'; it is not a Lance file")
     (tail.u16(n - 8), tail.u16(n - 6))
   }
 

@@ -44,7 +44,7 @@ final class LanceDataSource extends TableProvider with DataSourceRegister {
     val opts = LanceOptions.parse(options)
     val spark = SparkSession.active
     val stores = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala))
-    val snapshot = Snapshot.resolve(stores.create(), opts.path, opts.branch, opts.version)
+    val snapshot = Snapshot.resolve(stores.create(), opts.path, opts.branch, opts.version, opts.allowedBasePaths)
     new LanceTable(snapshot, opts, stores)
   }
 

@@ -2,7 +2,7 @@ package io.sparklance.spark
 
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.sparklance.table.{BlobMode, SplitSizing, VersionSpec}
+import io.sparklance.table.{BasePaths, BlobMode, Refs, SplitSizing, VersionSpec}
 import io.sparklance.util.Errors
 
 /**
@@ -17,7 +17,8 @@ final case class LanceOptions(
     taskMemoryBytes: Long,
     splitSizeBytes: Long,
     openCostBytes: Long,
-    blobs: BlobMode)
+    blobs: BlobMode,
+    allowedBasePaths: Option[Seq[String]] = None)
 
 object LanceOptions {
   val Path = "path"
@@ -40,6 +41,25 @@ object LanceOptions {
   /** Blob columns as pylance's descriptor structs (`descriptors`) or as their bytes (`bytes`). */
   val Blobs = "blobs"
 
+  /**
+   * Comma-separated URI prefixes a table's base paths must lie under (its own folder is
+   * always allowed); unset, base paths are trusted as the table names them.
+   */
+  val AllowedBasePaths = "allowedBasePaths"
+
+  private def allowedBasePaths(options: CaseInsensitiveStringMap): Option[Seq[String]] =
+    Option(options.get(AllowedBasePaths)).map { v =>
+      val prefixes = v.split(',').map(_.trim).filter(_.nonEmpty).toSeq
+      if (prefixes.isEmpty) throw Errors.invalidOption(AllowedBasePaths, v, "a comma-separated list of URI prefixes")
+      prefixes.map(p => BasePaths.canonical(p).getOrElse(throw Errors.invalidOption(AllowedBasePaths, v, s"URI prefixes; '$p' does not parse")))
+    }
+
+  /** A ref name given as an option, checked as Lance checks it before it becomes a path. */
+  private def refName(key: String, name: String, problem: String => Option[String]): String = {
+    problem(name).foreach(why => throw Errors.invalidOption(key, name, s"a valid ${key} name ($why)"))
+    name
+  }
+
   private def bytesOption(options: CaseInsensitiveStringMap, key: String, default: Long, min: Long): Long =
     Option(options.get(key)).map { v =>
       v.trim.toLongOption.filter(_ >= min).getOrElse(throw Errors.invalidOption(key, v, s"a number of bytes of at least $min"))
@@ -54,7 +74,7 @@ object LanceOptions {
       case Some(Version) =>
         val v = options.get(Version)
         VersionSpec.Number(v.trim.toLongOption.filter(_ >= 0).getOrElse(throw Errors.invalidOption(Version, v, "a non-negative version number")))
-      case Some(Tag) => VersionSpec.TagName(options.get(Tag).trim)
+      case Some(Tag) => VersionSpec.TagName(refName(Tag, options.get(Tag).trim, Refs.tagNameProblem))
       case Some(_) =>
         val v = options.get(Timestamp).trim
         VersionSpec.AsOf(v.toLongOption.map(java.time.Instant.ofEpochMilli).getOrElse {
@@ -75,7 +95,7 @@ object LanceOptions {
     LanceOptions(
       path = path,
       version = versionSpec(options),
-      branch = Option(options.get(Branch)).map(_.trim).filter(_.nonEmpty),
+      branch = Option(options.get(Branch)).map(_.trim).filter(_.nonEmpty).map(refName(Branch, _, Refs.branchNameProblem)),
       batchSize = Option(options.get(BatchSize)).map { v =>
         v.trim.toIntOption.filter(n => n > 0 && n <= (1 << 20)).getOrElse(
           throw Errors.invalidOption(BatchSize, v, "a whole number of rows between 1 and 1048576"))
@@ -86,6 +106,7 @@ object LanceOptions {
       blobs = Option(options.get(Blobs)).map { v =>
         BlobMode.names.getOrElse(v.trim.toLowerCase(java.util.Locale.ROOT),
           throw Errors.invalidOption(Blobs, v, BlobMode.names.keys.toSeq.sorted.map(k => s"'$k'").mkString(" or ")))
-      }.getOrElse(BlobMode.Descriptors))
+      }.getOrElse(BlobMode.Descriptors),
+      allowedBasePaths = allowedBasePaths(options))
   }
 }

@@ -9,6 +9,7 @@ import org.apache.spark.sql.types.StructType
 import io.sparklance.format.LanceField
 import io.sparklance.table.{MetadataColumn, RowLimit, ScanPlan, ScanPlanner, ScanTask, SplitSizing, ValueWidths}
 import io.sparklance.table.expr.Expr
+import io.sparklance.util.Redaction
 
 /**
  * A scan of one pinned version. Scans compare by value (table version, columns,
@@ -81,7 +82,7 @@ final class LanceScan(
   override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.all
 
   override def description(): String =
-    s"LanceScan ${table.snapshot.root} version=${table.snapshot.version} columns=[${(fields.map(_.name) ++ metadata.map(_.name)).mkString(", ")}]" +
+    s"LanceScan ${Redaction(table.snapshot.root)} version=${table.snapshot.version} columns=[${(fields.map(_.name) ++ metadata.map(_.name)).mkString(", ")}]" +
       (if (pushedFilters.isEmpty) "" else s" pushedFilters=[${pushedFilters.mkString(", ")}]") +
       limit.fold("")(n => s" limit=$n")
 

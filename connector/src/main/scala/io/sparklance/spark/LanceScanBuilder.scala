@@ -9,6 +9,7 @@ import org.apache.spark.sql.types._
 
 import io.sparklance.format.LanceField
 import io.sparklance.table.{BlobFetch, ColumnBounds, ExactBounds, MetadataColumn}
+import io.sparklance.util.Redaction
 
 /**
  * Collects what Spark pushes down and builds the scan. Column pruning reaches into nested
@@ -148,5 +149,5 @@ final class LanceAggregateScan(root: String, version: Long, schema: StructType, 
   override def rows(): Array[InternalRow] = Array(InternalRow.fromSeq(values))
   override def readSchema(): StructType = schema
   override def description(): String =
-    s"LanceAggregateScan $root version=$version ${schema.fieldNames.zip(values).map { case (n, v) => s"$n=$v" }.mkString(" ")} (from metadata)"
+    s"LanceAggregateScan ${Redaction(root)} version=$version ${schema.fieldNames.zip(values).map { case (n, v) => s"$n=$v" }.mkString(" ")} (from metadata)"
 }

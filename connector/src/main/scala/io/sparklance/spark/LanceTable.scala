@@ -9,6 +9,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.ObjectStoreFactory
 import io.sparklance.table.{BlobFetch, MetadataColumn, Snapshot}
+import io.sparklance.util.Redaction
 
 /** One pinned version of a Lance table, as Spark sees it. */
 final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val stores: ObjectStoreFactory)
@@ -34,7 +35,7 @@ final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val st
   lazy val executorStores: ObjectStoreFactory =
     new BroadcastStores(org.apache.spark.sql.SparkSession.active.sparkContext.broadcast(stores))
 
-  override def name(): String = s"lance.`${snapshot.root}`@v${snapshot.version}"
+  override def name(): String = s"lance.`${Redaction(snapshot.root)}`@v${snapshot.version}"
 
   override def schema(): StructType = sparkSchema
 

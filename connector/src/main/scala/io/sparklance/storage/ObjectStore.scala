@@ -21,6 +21,9 @@ trait ObjectStore {
   /** True if a directory exists at `path`. */
   def isDirectory(path: String): Boolean
 
+  /** True if anything exists at `path`: a file, a directory, a named pipe, ... */
+  def entryExists(path: String): Boolean
+
   /** Files directly inside `dir` (not recursive, no directories); empty if `dir` is absent. */
   def list(dir: String): Seq[FileEntry]
 
@@ -33,12 +36,16 @@ trait ObjectStore {
    */
   def open(path: String, knownSize: Option[Long] = None): RangeReader
 
-  /** Reads a whole (small) file: manifests, refs, deletion files. */
-  def readAll(path: String): Array[Byte] = {
+  /**
+   * Reads a whole (small) file: manifests, refs, deletion files; one larger than
+   * `maxBytes` is refused as corrupt before anything is allocated.
+   */
+  def readAll(path: String, maxBytes: Long = Int.MaxValue - 8): Array[Byte] = {
     val r = open(path)
     try {
       val n = r.size
-      if (n > Int.MaxValue - 8) throw io.sparklance.util.Errors.corrupt(path, s"file of $n bytes is too large to read whole")
+      if (n > math.min(maxBytes, Int.MaxValue - 8L))
+        throw io.sparklance.util.Errors.corrupt(path, s"file of $n bytes is too large to read whole (at most ${math.min(maxBytes, Int.MaxValue - 8L)})")
       val b = r.read(0, n.toInt)
       val out = new Array[Byte](b.remaining())
       b.get(out)
@@ -78,6 +85,17 @@ object Paths {
 
   /** The last path segment. */
   def name(p: String): String = stripTrailingSlash(p).split('/').last
+
+  /**
+   * True when `relative`, joined below a folder, stays inside it: it is not absolute,
+   * names no scheme, and each '/'-separated segment is a plain name (not empty, '.' or
+   * '..', without '\\' or ':'). Paths read from a table's files must pass before they
+   * are joined: Hadoop's Path resolves '..', so a joined "../../x" would leave the table.
+   */
+  def staysInside(relative: String): Boolean =
+    relative.nonEmpty && relative.split("/", -1).forall { seg =>
+      seg.nonEmpty && seg != "." && seg != ".." && seg.indexOf('\\') < 0 && seg.indexOf(':') < 0
+    }
 }
 
 /**

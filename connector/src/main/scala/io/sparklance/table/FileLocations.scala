@@ -6,7 +6,9 @@ import io.sparklance.util.Errors
 // Spec: lance-format/lance docs/src/format/table/layout.md (multi-base layout) and
 // rust/lance/src/dataset.rs (data_file_dir, dataset_dir_for_deletion). Where each file of
 // a version lives: without a base id in the dataset itself; with one under that base
-// (below `data/` or `_deletions/` when the base is a dataset root).
+// (below `data/` or `_deletions/` when the base is a dataset root). Base paths are absolute
+// here (BasePaths.absolute, when the snapshot was opened); the relative paths joined below
+// them were checked to stay inside their folder when the manifest was parsed.
 
 final class FileLocations(root: String, manifest: Manifest) {
 
@@ -14,15 +16,11 @@ final class FileLocations(root: String, manifest: Manifest) {
     manifest.basePath(id).getOrElse(throw Errors.corrupt(root,
       s"version ${manifest.version}: $what names base path id $id, which the manifest does not define"))
 
-  /** Lance may store `s3://` and relative local paths; relative ones are relative to the working directory. */
-  private def absolute(p: String): String =
-    if (p.contains(":/") || p.startsWith("/")) p else new java.io.File(p).getAbsolutePath
-
   def dataFile(f: DataFile): String = f.baseId match {
     case None => Paths.join(root, "data", f.path)
     case Some(id) =>
       val b = base(id, s"data file ${f.path}")
-      if (b.isDatasetRoot) Paths.join(absolute(b.path), "data", f.path) else Paths.join(absolute(b.path), f.path)
+      if (b.isDatasetRoot) Paths.join(b.path, "data", f.path) else Paths.join(b.path, f.path)
   }
 
   /** The folder holding an index's files. */
@@ -30,7 +28,7 @@ final class FileLocations(root: String, manifest: Manifest) {
     case None => Paths.join(root, "_indices", index.uuid)
     case Some(id) =>
       val b = base(id, s"index ${index.name}")
-      if (b.isDatasetRoot) Paths.join(absolute(b.path), "_indices", index.uuid) else Paths.join(absolute(b.path), index.uuid)
+      if (b.isDatasetRoot) Paths.join(b.path, "_indices", index.uuid) else Paths.join(b.path, index.uuid)
   }
 
   def deletionFile(fragmentId: Long, d: DeletionFile): String = {
@@ -41,7 +39,7 @@ final class FileLocations(root: String, manifest: Manifest) {
         val b = base(id, s"deletion file $name")
         if (!b.isDatasetRoot)
           throw Errors.corrupt(root, s"version ${manifest.version}: deletion file $name is in base path ${b.path}, which is not a dataset root")
-        Paths.join(absolute(b.path), "_deletions", name)
+        Paths.join(b.path, "_deletions", name)
     }
   }
 }

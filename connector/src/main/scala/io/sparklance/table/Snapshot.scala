@@ -3,7 +3,7 @@ package io.sparklance.table
 import java.nio.charset.StandardCharsets.UTF_8
 
 import io.sparklance.storage.{ObjectStore, Paths}
-import io.sparklance.util.{Errors, Json, NotFoundException}
+import io.sparklance.util.{Errors, Json, LanceException}
 
 // Spec: lance-format/lance docs/src/format/table/versioning.md and
 // rust/lance-table/src/io/commit.rs (finding versions). A snapshot is one version of a
@@ -41,8 +41,12 @@ object Snapshot {
    * given. A numbered version, and the latest one when `latest_version_hint.json` is
    * current, are found by probing manifest names, which costs a few metadata calls however
    * many versions the table has; otherwise `_versions/` is listed, which is authoritative.
+   * Relative base paths come back absolute; with `allowedBasePaths` (canonical prefixes,
+   * see [[BasePaths.canonical]]), a base path outside them and outside the table's folder
+   * is refused.
    */
-  def resolve(store: ObjectStore, uri: String, branch: Option[String], spec: VersionSpec): Snapshot = {
+  def resolve(store: ObjectStore, uri: String, branch: Option[String], spec: VersionSpec,
+      allowedBasePaths: Option[Seq[String]] = None): Snapshot = {
     val main = Paths.stripTrailingSlash(uri)
     val (onBranch, wanted) = spec match {
       case VersionSpec.TagName(name) =>
@@ -74,27 +78,36 @@ object Snapshot {
     if (manifest.version != v)
       throw Errors.corrupt(path, s"the manifest says version ${manifest.version} but its file name says version $v")
     FeatureFlags.checkReadable(path, manifest.readerFeatureFlags)
-    Snapshot(root, path, manifest)
+    val bases = BasePaths.absolute(manifest.basePaths)
+    allowedBasePaths.foreach(BasePaths.checkAllowed(path, main, bases, _))
+    Snapshot(root, path, manifest.copy(basePaths = bases))
   }
 
-  /** The file name of `version`'s manifest under either naming scheme, if it exists. */
+  /**
+   * The file name of `version`'s manifest under either naming scheme, if anything exists
+   * under it: a folder named like a manifest is a version that cannot be read, which
+   * reading it then says, rather than a version that does not exist.
+   */
   private def manifestName(store: ObjectStore, root: String, version: Long): Option[String] =
     if (version < 0) None
     else Seq(ManifestNaming.V2, ManifestNaming.V1).map(_.fileName(version))
-      .find(n => store.exists(Paths.join(root, VersionsDir, n)))
+      .find(n => store.entryExists(Paths.join(root, VersionsDir, n)))
 
   /**
    * The latest version from `_versions/latest_version_hint.json` (`{"version":N}`, rewritten
    * by every pylance 14 commit), trusted only when manifest N exists and N + 1 does not:
-   * versions are committed one after another, so a missing N + 1 means nothing newer. A
-   * missing, malformed or stale hint gives None and the caller lists `_versions/`.
+   * versions are committed one after another, so a missing N + 1 means nothing newer.
+   * Anything named like N + 1 (a folder too) makes the hint stale, so that an unreadable
+   * newest version fails rather than the one before it being served. A missing,
+   * malformed (too deeply nested, too) or stale hint gives None and the caller lists
+   * `_versions/`, as pylance does.
    */
   private def latestFromHint(store: ObjectStore, root: String): Option[(Long, String)] = {
     val hinted =
-      try Json.parse(new String(store.readAll(Paths.join(root, VersionsDir, VersionHintFile)), UTF_8)) match {
+      try Json.parse(new String(store.readAll(Paths.join(root, VersionsDir, VersionHintFile), Json.MaxFileBytes), UTF_8)) match {
         case m: Map[_, _] => m.asInstanceOf[Map[String, Any]].get("version").collect { case b: BigDecimal if b.isValidLong => b.toLongExact }
         case _ => None
-      } catch { case _: NotFoundException | _: IllegalArgumentException => None }
+      } catch { case _: LanceException | _: IllegalArgumentException => None } // unreadable, not a file, malformed
     for {
       v <- hinted
       name <- manifestName(store, root, v)
@@ -114,7 +127,10 @@ object Snapshot {
         else "it has no _versions/ folder"
       throw Errors.notADataset(root, hint)
     }
-    val parsed = store.list(dir).flatMap(e => ManifestNaming.parse(e.name).map { case (v, _) => (v, e.name) })
+    // Folders named like manifests are versions too: when one is the newest, reading it
+    // fails with a clear error, as in pylance, instead of the version before being served.
+    val names = store.list(dir).map(_.name) ++ store.listDirectories(dir).map(Paths.name)
+    val parsed = names.flatMap(n => ManifestNaming.parse(n).map { case (v, _) => (v, n) })
     if (parsed.isEmpty) throw Errors.notADataset(root, "its _versions/ folder holds no *.manifest files")
     parsed.sortBy(_._1)(Ordering.Long).toIndexedSeq
   }

@@ -5,7 +5,7 @@ package io.sparklance.util
  * classify our errors as it does its own. The codes come from the SQL standard and the
  * PostgreSQL classes Spark itself uses (Spark's error-states.json): 42P01 undefined table,
  * 42704 undefined object, 58P01 undefined file, XX001 data corrupted, 0A000 feature not
- * supported, 22023 invalid parameter value, 58030 I/O error. A class missing from the
+ * supported, 22023 invalid parameter value, 58030 I/O error, 42501 insufficient privilege. A class missing from the
  * table takes the state of its family (the exception's subclass); the README lists both.
  */
 object ErrorStates {
@@ -21,7 +21,11 @@ object ErrorStates {
     "LANCE_UNSUPPORTED_ENCODING" -> "0A000",
     "LANCE_INVALID_OPTION" -> "22023",
     "LANCE_INVALID_ARGUMENT" -> "22023",
-    "LANCE_IO_ERROR" -> "58030")
+    "LANCE_IO_ERROR" -> "58030",
+    // The table names a base path outside the reader's allowedBasePaths.
+    "LANCE_BASE_PATH_NOT_ALLOWED" -> "42501",
+    // The URI's scheme has no Hadoop file system on the classpath (e.g. s3a without hadoop-aws).
+    "LANCE_FILE_SYSTEM_NOT_FOUND" -> "0A000")
 
   /** The SQLSTATE of `e`: its class's, else its family's. */
   def of(e: LanceException): String = byClass.getOrElse(e.errorClass, e match {

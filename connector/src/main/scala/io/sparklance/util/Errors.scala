@@ -93,6 +93,25 @@ object Errors {
   def invalidArgument(detail: String): InvalidArgumentException =
     new InvalidArgumentException("LANCE_INVALID_ARGUMENT", detail)
 
+  // ---- paths and storage ---------------------------------------------------------------
+
+  /** Something other than a regular file (a directory, a named pipe, a device) where a file should be. */
+  def notARegularFile(path: String, what: String): CorruptFileException =
+    new CorruptFileException("LANCE_CORRUPT_FILE",
+      s"$path is $what, not a regular file, where the dataset needs a file. It was not written by Lance; " +
+        "remove it or restore the file from a backup.")
+
+  /** No Hadoop file system for a URI's scheme; `jars` says what to put on the classpath. */
+  def fileSystemMissing(path: String, scheme: String, jars: String, cause: Throwable): UnsupportedFeatureException =
+    new UnsupportedFeatureException("LANCE_FILE_SYSTEM_NOT_FOUND",
+      s"$path: no file system for '$scheme://' is on the classpath. $jars", cause)
+
+  /** A base path outside the prefixes the `allowedBasePaths` read option lists. */
+  def basePathNotAllowed(manifest: String, base: String, allowed: Seq[String]): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_BASE_PATH_NOT_ALLOWED",
+      s"$manifest: the table reads files from base path $base, which is outside the allowed prefixes " +
+        s"${allowed.mkString(", ")} (read option 'allowedBasePaths'). Add its prefix to the option if you trust it.")
+
   // ---- I/O -----------------------------------------------------------------------------
 
   def io(path: String, action: String, cause: Throwable): LanceException =

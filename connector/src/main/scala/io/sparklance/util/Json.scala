@@ -8,6 +8,16 @@ import scala.collection.mutable
  * Map[String, Any]. Malformed input raises IllegalArgumentException with the position.
  */
 object Json {
+  /**
+   * Arrays and objects nest at most this deep: the parser recurses once per level, and a
+   * file of brackets must not overflow the stack (serde_json, which pylance uses, stops
+   * at 128 levels too). Lance's own files nest three levels at most.
+   */
+  val MaxDepth = 128
+
+  /** The most bytes a table's JSON file (a ref, the version hint) may have; pylance's are under 1 KiB. */
+  val MaxFileBytes: Long = 1L << 20
+
   def parse(text: String): Any = {
     val p = new Parser(text)
     val v = p.value()
@@ -23,37 +33,20 @@ object Json {
     def skipSpace(): Unit = while (!atEnd && Character.isWhitespace(s.charAt(i))) i += 1
     private def expect(c: Char): Unit = { skipSpace(); if (atEnd || s.charAt(i) != c) fail(s"expected '$c'"); i += 1 }
 
+    private var depth = 0
+
+    private def nested[T](body: => T): T = {
+      if (depth >= MaxDepth) fail(s"arrays and objects nested deeper than $MaxDepth levels")
+      depth += 1
+      try body finally depth -= 1
+    }
+
     def value(): Any = {
       skipSpace()
       if (atEnd) fail("unexpected end")
       s.charAt(i) match {
-        case '{' =>
-          i += 1
-          val m = mutable.LinkedHashMap.empty[String, Any]
-          skipSpace()
-          if (!atEnd && s.charAt(i) == '}') { i += 1; return m.toMap }
-          var more = true
-          while (more) {
-            skipSpace()
-            val k = string()
-            expect(':')
-            m(k) = value()
-            skipSpace()
-            if (!atEnd && s.charAt(i) == ',') i += 1 else { expect('}'); more = false }
-          }
-          m.toMap
-        case '[' =>
-          i += 1
-          val b = Vector.newBuilder[Any]
-          skipSpace()
-          if (!atEnd && s.charAt(i) == ']') { i += 1; return b.result() }
-          var more = true
-          while (more) {
-            b += value()
-            skipSpace()
-            if (!atEnd && s.charAt(i) == ',') i += 1 else { expect(']'); more = false }
-          }
-          b.result()
+        case '{' => nested(obj())
+        case '[' => nested(arr())
         case '"' => string()
         case 't' if s.startsWith("true", i) => i += 4; true
         case 'f' if s.startsWith("false", i) => i += 5; false
@@ -65,6 +58,37 @@ object Json {
           try BigDecimal(s.substring(start, i)) catch { case _: NumberFormatException => fail("malformed number") }
         case _ => fail("unexpected character")
       }
+    }
+
+    private def obj(): Map[String, Any] = {
+      i += 1
+      val m = mutable.LinkedHashMap.empty[String, Any]
+      skipSpace()
+      if (!atEnd && s.charAt(i) == '}') { i += 1; return m.toMap }
+      var more = true
+      while (more) {
+        skipSpace()
+        val k = string()
+        expect(':')
+        m(k) = value()
+        skipSpace()
+        if (!atEnd && s.charAt(i) == ',') i += 1 else { expect('}'); more = false }
+      }
+      m.toMap
+    }
+
+    private def arr(): Vector[Any] = {
+      i += 1
+      val b = Vector.newBuilder[Any]
+      skipSpace()
+      if (!atEnd && s.charAt(i) == ']') { i += 1; return b.result() }
+      var more = true
+      while (more) {
+        b += value()
+        skipSpace()
+        if (!atEnd && s.charAt(i) == ',') i += 1 else { expect(']'); more = false }
+      }
+      b.result()
     }
 
     def string(): String = {

@@ -6,16 +6,17 @@ package io.sparklance.util
  * message that says what was wrong, where (path, version, field, byte offset) and what the
  * user can do. The subclasses only exist so that callers can catch a family by type.
  * The spark layer hands these to Spark as `SparkThrowable`s that keep the class and
- * carry its SQLSTATE (spark.LanceSparkException).
+ * carry its SQLSTATE (spark.LanceSparkException). Credentials written into a URI never
+ * reach the message or the causes ([[Redaction]]).
  */
 class LanceException(val errorClass: String, message: String, cause: Throwable = null)
-    extends RuntimeException(s"[$errorClass] $message", cause) {
+    extends RuntimeException(s"[$errorClass] ${Redaction(message)}", Redaction.cause(cause)) {
 
   /** The SQLSTATE Spark reports for this error (see [[ErrorStates]]). */
   def sqlState: String = ErrorStates.of(this)
 
-  /** The message without the leading `[CLASS] `. */
-  def detail: String = message
+  /** The message without the leading `[CLASS] `, credentials redacted. */
+  def detail: String = Redaction(message)
 }
 
 /** A file whose bytes do not follow the format: truncated, bit-flipped, inconsistent. */

@@ -4,14 +4,16 @@ import java.io.File
 import java.nio.file.{Files, StandardCopyOption}
 
 import org.apache.commons.io.FileUtils
+import org.scalatest.concurrent.{Signaler, TimeLimits}
 import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.time.SpanSugar._
 
 import io.sparklance.table.proto.TableProtos
-import io.sparklance.testutil.{Golden, LocalSpark}
+import io.sparklance.testutil.{Golden, HostileCopies, LocalSpark}
 import io.sparklance.util.LanceException
 
 /** Bad paths, damaged manifests and unknown features give our errors, naming the problem. */
-class BadInputSuite extends AnyFunSuite with LocalSpark {
+class BadInputSuite extends AnyFunSuite with LocalSpark with TimeLimits {
 
   private def errorOf(f: => Any): LanceException = {
     val t = intercept[Throwable](f)
@@ -112,5 +114,96 @@ class BadInputSuite extends AnyFunSuite with LocalSpark {
     val inTask = intercept[org.apache.spark.sql.AnalysisException](spark.read.format("lance").load(dir.getPath).collect())
     assert((inTask.getCondition, inTask.getSqlState) == ("LANCE_CORRUPT_FILE", "XX001"))
     assert(inTask.getCause.asInstanceOf[LanceException].errorClass == "LANCE_CORRUPT_FILE")
+  }
+
+  // ---- paths that climb out of the table ----------------------------------------------
+
+  test("a data file path climbing into another dataset is refused, not read as table rows") {
+    val table = HostileCopies.copy("projection_and_count")
+    val elsewhere = new File(table.getParentFile, "elsewhere")
+    FileUtils.copyDirectory(new File(Golden.dataset("basic_types").uri), elsewhere)
+    val foreign = new File(elsewhere, "data").listFiles().head.getName
+    val m = HostileCopies.newestManifest(table)
+    HostileCopies.editManifest(m) { b =>
+      b.setFragments(0, b.getFragments(0).toBuilder.setFiles(0, b.getFragments(0).getFiles(0).toBuilder.setPath(s"../../elsewhere/data/$foreign")))
+    }
+    val e = errorOf(spark.read.format("lance").load(table.getPath).collect())
+    assert(e.errorClass == "LANCE_CORRUPT_FILE" && e.getMessage.contains(m.getName) && e.getMessage.contains(foreign), e.getMessage)
+    HostileCopies.editManifest(m)(b => b.setFragments(0, b.getFragments(0).toBuilder.setFiles(0, b.getFragments(0).getFiles(0).toBuilder.setPath("../../../../../../../../etc/passwd"))))
+    val passwd = errorOf(spark.read.format("lance").load(table.getPath).collect())
+    assert(passwd.errorClass == "LANCE_CORRUPT_FILE" && !passwd.getMessage.contains("root:"), passwd.getMessage)
+  }
+
+  test("a 2.x data file missing column indices is refused rather than read as nulls") {
+    val table = HostileCopies.copy("projection_and_count")
+    HostileCopies.editManifest(HostileCopies.newestManifest(table)) { b =>
+      val d = b.getFragments(0).getFiles(0).toBuilder
+      val keep = d.getColumnIndicesList.subList(0, d.getColumnIndicesCount - 1)
+      b.setFragments(0, b.getFragments(0).toBuilder.setFiles(0, d.clearColumnIndices().addAllColumnIndices(new java.util.ArrayList(keep))))
+    }
+    assert(errorOf(spark.read.format("lance").load(table.getPath).collect()).errorClass == "LANCE_CORRUPT_FILE")
+  }
+
+  test("a named pipe in place of a data file fails the query instead of hanging it") {
+    val table = HostileCopies.copy("projection_and_count")
+    val fifos = new File(table, "data").listFiles().toSeq
+    fifos.foreach(HostileCopies.mkfifo)
+    implicit val release: Signaler = (t: Thread) => { fifos.foreach(HostileCopies.release); t.interrupt() }
+    failAfter(120.seconds) {
+      val e = errorOf(spark.read.format("lance").load(table.getPath).collect())
+      assert(e.errorClass == "LANCE_CORRUPT_FILE" && e.getMessage.contains("named pipe"), e.getMessage)
+    }
+  }
+
+  test("allowedBasePaths: base paths under the listed prefixes read, others are refused") {
+    val uri = Golden.dataset("multi_base").uri
+    val store = new io.sparklance.storage.hadoop.HadoopObjectStore(new org.apache.hadoop.conf.Configuration())
+    val parent = new File(io.sparklance.table.Snapshot.open(store, uri, None).manifest.basePaths.head.path).getParent
+    val all = spark.read.format("lance").load(uri).count()
+    assert(spark.read.format("lance").option("allowedBasePaths", s"/nowhere, $parent").load(uri).count() == all)
+    Seq("/nowhere", s"$parent/bucket1", s"$parent/bucket").foreach { allowed =>
+      assert(errorOf(spark.read.format("lance").option("allowedBasePaths", allowed).load(uri)).errorClass == "LANCE_BASE_PATH_NOT_ALLOWED", allowed)
+    }
+    assert(errorOf(spark.read.format("lance").option("allowedBasePaths", " , ").load(uri)).errorClass == "LANCE_INVALID_OPTION")
+  }
+
+  // ---- storage: missing file systems, credentials -------------------------------------
+
+  private val Secret = "h2SuperSecret"
+
+  private def chain(t: Throwable): Seq[Throwable] = Iterator.iterate(t)(_.getCause).takeWhile(_ != null).toSeq
+
+  test("a scheme without its file system names the jars to add") {
+    val missing = Map("fs.s3a.impl" -> "org.example.NotOnTheClasspath")
+    Seq("s3://h2-no-such-bucket/t", "s3a://h2-no-such-bucket/t", "s3n://h2-no-such-bucket/t").foreach { uri =>
+      val e = errorOf(spark.read.format("lance").options(missing).load(uri))
+      assert(e.errorClass == "LANCE_FILE_SYSTEM_NOT_FOUND" && e.getMessage.contains("org.apache.hadoop:hadoop-aws:3.5.0") &&
+        e.getMessage.contains("software.amazon.awssdk"), e.getMessage)
+    }
+    val noSdk = Map("fs.s3a.impl" -> classOf[io.sparklance.storage.hadoop.MissingSdkFileSystem].getName, "fs.s3a.impl.disable.cache" -> "true")
+    val sdk = errorOf(spark.read.format("lance").options(noSdk).load("s3://h2-no-such-bucket/t"))
+    assert(sdk.errorClass == "LANCE_FILE_SYSTEM_NOT_FOUND" && sdk.getMessage.contains("software.amazon.awssdk"), sdk.getMessage)
+    val other = errorOf(spark.read.format("lance").load("nosuchfs://host/t"))
+    assert(other.errorClass == "LANCE_FILE_SYSTEM_NOT_FOUND" && other.getMessage.contains("'nosuchfs://'"), other.getMessage)
+  }
+
+  test("credentials in a URI appear in no error, cause, table name or plan string") {
+    val missing = Map("fs.s3a.impl" -> "org.example.NotOnTheClasspath")
+    Seq(s"s3a://AKIAH2EXAMPLE:$Secret@h2-no-such-bucket/t", s"s3://AKIAH2EXAMPLE:$Secret/with+slash@h2-no-such-bucket/t",
+        s"nosuchfs://user:$Secret@host:1234/t").foreach { uri =>
+      val e = errorOf(spark.read.format("lance").options(missing).load(uri))
+      chain(e).foreach { t =>
+        assert(!String.valueOf(t.getMessage).contains(Secret) && !t.toString.contains(Secret), t.toString)
+      }
+      assert(e.getMessage.contains("***@"), e.getMessage)
+    }
+    val uri = Golden.dataset("basic_types").uri
+    val store = new io.sparklance.storage.hadoop.HadoopObjectStore(new org.apache.hadoop.conf.Configuration())
+    val snapshot = io.sparklance.table.Snapshot.open(store, uri, None).copy(root = s"s3a://AKIAH2EXAMPLE:$Secret@bucket/t")
+    val options = LanceOptions.parse(new org.apache.spark.sql.util.CaseInsensitiveStringMap(java.util.Map.of("path", uri)))
+    val table = new LanceTable(snapshot, options, new io.sparklance.storage.hadoop.HadoopObjectStoreFactory(new org.apache.hadoop.conf.Configuration()))
+    val scan = new LanceScanBuilder(table).build()
+    Seq(table.name(), scan.description(), new LanceAggregateScan(snapshot.root, 3, table.schema(), Seq.fill(table.schema().length)(null)).description())
+      .foreach { shown => assert(!shown.contains(Secret) && shown.contains("s3a://***@bucket/t"), shown) }
   }
 }

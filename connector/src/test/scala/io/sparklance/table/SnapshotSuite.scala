@@ -11,7 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.storage.{FileEntry, ObjectStore, RangeReader}
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.testutil.Golden
-import io.sparklance.util.LanceException
+import io.sparklance.util.{Json, LanceException}
 
 /** Finding a version: the latest-version hint when it is current, listing when it is not. */
 class SnapshotSuite extends AnyFunSuite {
@@ -22,6 +22,7 @@ class SnapshotSuite extends AnyFunSuite {
     def size(path: String): Long = inner.size(path)
     def exists(path: String): Boolean = inner.exists(path)
     def isDirectory(path: String): Boolean = inner.isDirectory(path)
+    def entryExists(path: String): Boolean = inner.entryExists(path)
     def list(dir: String): Seq[FileEntry] = { listings += 1; inner.list(dir) }
     def listDirectories(dir: String): Seq[String] = { listings += 1; inner.listDirectories(dir) }
     def open(path: String, knownSize: Option[Long]): RangeReader = inner.open(path, knownSize)
@@ -47,20 +48,46 @@ class SnapshotSuite extends AnyFunSuite {
     try assert(latest(dir) == (3L, 0)) finally FileUtils.deleteDirectory(dir)
   }
 
+  /** Listing `_versions/` costs two calls: its files, and its folders (a folder named like a manifest is a version). */
+  private val Listing = 2
+
   test("a stale, missing, malformed or wrong hint falls back to listing") {
     val dir = copy()
     try {
       writeHint(dir, """{"version":1}""") // stale: version 2 exists
-      assert(latest(dir) == (3L, 1))
+      assert(latest(dir) == (3L, Listing))
       writeHint(dir, """{"version":99}""") // names a manifest that does not exist
-      assert(latest(dir) == (3L, 1))
+      assert(latest(dir) == (3L, Listing))
       writeHint(dir, """{"version":""") // truncated
-      assert(latest(dir) == (3L, 1))
+      assert(latest(dir) == (3L, Listing))
       writeHint(dir, """[3]""")
-      assert(latest(dir) == (3L, 1))
+      assert(latest(dir) == (3L, Listing))
       new File(dir, s"_versions/${Snapshot.VersionHintFile}").delete()
-      assert(latest(dir) == (3L, 1))
+      assert(latest(dir) == (3L, Listing))
     } finally FileUtils.deleteDirectory(dir)
+  }
+
+  test("a hint nested too deeply for the stack, or too large, only means listing") {
+    val dir = copy()
+    try {
+      Seq(
+        "[" * 100000 + "]" * 100000,
+        "{\"version\":" + "[" * 50000 + "3" + "]" * 50000 + "}",
+        "{\"a\":" * 20000 + "1" + "}" * 20000,
+        "[" * 1000000,
+        " " * (2 << 20) + "{\"version\":3}").foreach { text => // the last: larger than a hint may be
+        writeHint(dir, text)
+        assert(latest(dir) == (3L, Listing))
+      }
+    } finally FileUtils.deleteDirectory(dir)
+  }
+
+  test("JSON nests up to the bound and no deeper") {
+    val ok = "[" * Json.MaxDepth + "]" * Json.MaxDepth
+    assert(Json.parse(ok).isInstanceOf[Seq[_]])
+    val e = intercept[IllegalArgumentException](Json.parse("[" + ok + "]"))
+    assert(e.getMessage.contains(s"${Json.MaxDepth}"))
+    assert(Json.parse("""{"version": 3, "a": [[1], {"b": null}]}""") == Map("version" -> BigDecimal(3), "a" -> Vector(Vector(BigDecimal(1)), Map("b" -> null))))
   }
 
   test("a numbered version is found by its name; a missing one lists what exists") {

@@ -5,7 +5,7 @@ import java.net.URI
 import java.nio.ByteBuffer
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FSDataInputStream, FileSystem, Path}
+import org.apache.hadoop.fs.{FSDataInputStream, FileSystem, Path, RawLocalFileSystem, UnsupportedFileSystemException}
 
 import io.sparklance.storage.{FileEntry, ObjectStore, RangeReader}
 import io.sparklance.util.Errors
@@ -26,7 +26,17 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
       case local: org.apache.hadoop.fs.LocalFileSystem => local.getRawFileSystem
       case other => other
     }
-    catch { case e: IOException => throw Errors.io(path.toString, "opening the file system", e) }
+    catch {
+      // No implementation registered for the scheme, or the configured class (fs.s3a.impl
+      // is in Hadoop's defaults) is not on the classpath: Configuration.getClass wraps the
+      // ClassNotFoundException in a RuntimeException. With hadoop-aws but without the AWS
+      // SDK, S3AFileSystem itself loads and fails on the first SDK class it needs.
+      case e: UnsupportedFileSystemException => throw HadoopObjectStore.missingFileSystem(path, e)
+      case e: RuntimeException if Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[ClassNotFoundException]) =>
+        throw HadoopObjectStore.missingFileSystem(path, e)
+      case e: NoClassDefFoundError => throw HadoopObjectStore.missingFileSystem(path, e)
+      case e: IOException => throw Errors.io(path.toString, "opening the file system", e)
+    }
 
   override def size(path: String): Long = {
     val p = toPath(path)
@@ -55,6 +65,15 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
     }
   }
 
+  override def entryExists(path: String): Boolean = {
+    val p = toPath(path)
+    try { fs(p).getFileStatus(p); true }
+    catch {
+      case _: FileNotFoundException => false
+      case e: IOException => throw Errors.io(path, "checking existence", e)
+    }
+  }
+
   override def list(dir: String): Seq[FileEntry] =
     statuses(dir).filter(_.isFile).map(s => FileEntry(s.getPath.getName, s.getPath.toString, s.getLen))
 
@@ -72,18 +91,60 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
 
   override def open(path: String, knownSize: Option[Long]): RangeReader = {
     val p = toPath(path)
+    val f = fs(p)
     try {
-      val f = fs(p)
-      val len = knownSize.getOrElse(f.getFileStatus(p).getLen)
+      val len = knownSize match {
+        case Some(n) => checkRegular(f, p, path, None); n
+        case None => val st = f.getFileStatus(p); checkRegular(f, p, path, Some(st)); st.getLen
+      }
       new HadoopRangeReader(path, f.open(p), len)
     } catch {
-      case _: FileNotFoundException => throw Errors.fileNotFound(path, "opening it for reading")
+      // The local file system reports a file it may not read as not found; say which it is.
+      case e: FileNotFoundException =>
+        if (entryExists(path)) throw Errors.io(path, "opening the file", e)
+        throw Errors.fileNotFound(path, "opening it for reading")
       case e: IOException => throw Errors.io(path, "opening the file", e)
     }
+  }
+
+  /**
+   * Refuses anything but a regular file before it is opened: opening a named pipe blocks
+   * until a writer comes, which for a table's file is forever. Hadoop's local FileStatus
+   * only tells directories and symlinks from "files" (a FIFO is a file of length 0 to it),
+   * so local paths are asked of java.nio; object stores and HDFS hold only files and
+   * directories, and their status (when it was fetched anyway) tells those apart.
+   */
+  private def checkRegular(f: FileSystem, p: Path, path: String, status: Option[org.apache.hadoop.fs.FileStatus]): Unit = f match {
+    case local: RawLocalFileSystem =>
+      val file = local.pathToFile(p).toPath
+      val attrs =
+        try java.nio.file.Files.readAttributes(file, classOf[java.nio.file.attribute.BasicFileAttributes])
+        catch { case _: java.nio.file.NoSuchFileException => throw new FileNotFoundException(path) }
+      if (attrs.isDirectory) throw Errors.notARegularFile(path, "a directory")
+      if (!attrs.isRegularFile) throw Errors.notARegularFile(path, "a special file (a named pipe, device or socket)")
+    case _ =>
+      if (status.exists(_.isDirectory)) throw Errors.notARegularFile(path, "a directory")
   }
 }
 
 object HadoopObjectStore {
+
+  /** Our error for a scheme without a file system, naming the jars that provide it. */
+  private def missingFileSystem(path: Path, cause: Throwable) = {
+    val scheme = Option(path.toUri.getScheme).getOrElse("file")
+    val hadoop = org.apache.hadoop.util.VersionInfo.getVersion
+    val jars = scheme match {
+      case "s3a" | "s3" | "s3n" =>
+        // The SDK version is the one build.sbt tests with (awsSdkVersion).
+        s"Add org.apache.hadoop:hadoop-aws:$hadoop (the Hadoop version Spark ships) and the AWS SDK v2 it needs " +
+          "(software.amazon.awssdk:bundle, or its modules s3, sts and s3-transfer-manager; spark-lance tests 2.35.4), " +
+          s"e.g. spark-submit --packages org.apache.hadoop:hadoop-aws:$hadoop, and configure s3a as usual (spark.hadoop.fs.s3a.*)."
+      case "gs" => "Add Google's gcs-connector (com.google.cloud.bigdataoss:gcs-connector, hadoop3 build) to the classpath."
+      case "abfs" | "abfss" | "wasb" | "wasbs" => s"Add org.apache.hadoop:hadoop-azure:$hadoop to the classpath."
+      case other => s"Add a Hadoop file system for '$other' to the classpath, or set fs.$other.impl."
+    }
+    Errors.fileSystemMissing(path.toString, scheme, jars, cause)
+  }
 
   /** Maps Lance's URI schemes to Hadoop's: `s3://` and `s3n://` go through S3A. */
   def toHadoopUri(p: String): URI = {

@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 import com.google.protobuf.InvalidProtocolBufferException
 
 import io.sparklance.format.proto.FileMetadataCodec
+import io.sparklance.storage.Paths
 import io.sparklance.table._
 import io.sparklance.util.{Bytes, Errors}
 
@@ -78,16 +79,42 @@ object ManifestCodec {
     }.toIndexedSeq
   }
 
+  /**
+   * A path a manifest names relative to a folder of the table must stay inside it. Lance
+   * joins such a path as one name (object_store's Path::child escapes '/' and '..'), so
+   * one that climbs out (`../../elsewhere/x.lance`) or is absolute names no file pylance
+   * would read; followed here, it would read rows, or any file, from outside the table.
+   */
+  private def checkRelative(path: String, what: String, where: String): Unit =
+    if (!Paths.staysInside(path))
+      throw Errors.corrupt(where, s"$what path '$path' is not a plain relative path inside the table " +
+        "(empty, absolute, or with '..', '.', '\\' or ':' segments)")
+
+  /**
+   * Every field of a 2.x data file needs a column index (rust/lance-table/src/format/fragment.rs,
+   * DataFile::validate); one missing would read as nulls instead of the stored values.
+   * Legacy files (format 0.1: major 0, minor below 3) key their pages by field id instead.
+   */
+  private def checkColumns(d: DataFile, fragmentId: Long, where: String): Unit = {
+    val legacy = d.majorVersion == 0 && d.minorVersion < 3
+    if (!legacy && d.columnIndices.length < d.fields.length)
+      throw Errors.corrupt(where, s"fragment $fragmentId: data file ${d.path} lists ${d.fields.length} fields but only " +
+        s"${d.columnIndices.length} column indices; field ${d.fields(d.columnIndices.length)} has no column")
+  }
+
   private def fragment(f: TableProtos.DataFragment, where: String): Fragment = {
     if (f.getOverlaysCount > 0)
       throw Errors.unsupported(s"overlay files (fragment ${f.getId})", where)
     Fragment(
       id = f.getId,
       files = f.getFilesList.asScala.map { d =>
-        DataFile(d.getPath, d.getFieldsList.asScala.map(_.intValue).toIndexedSeq,
+        checkRelative(d.getPath, s"fragment ${f.getId}: data file", where)
+        val file = DataFile(d.getPath, d.getFieldsList.asScala.map(_.intValue).toIndexedSeq,
           d.getColumnIndicesList.asScala.map(_.intValue).toIndexedSeq,
           d.getFileMajorVersion, d.getFileMinorVersion, d.getFileSizeBytes,
           if (d.hasBaseId) Some(d.getBaseId) else None)
+        checkColumns(file, f.getId, where)
+        file
       }.toIndexedSeq,
       deletionFile =
         if (f.hasDeletionFile) {
@@ -104,6 +131,7 @@ object ManifestCodec {
         case TableProtos.DataFragment.RowIdSequenceCase.INLINE_ROW_IDS => Some(RowIdSource.Inline(f.getInlineRowIds.toByteArray))
         case TableProtos.DataFragment.RowIdSequenceCase.EXTERNAL_ROW_IDS =>
           val e = f.getExternalRowIds
+          checkRelative(e.getPath, s"fragment ${f.getId}: row id file", where)
           Some(RowIdSource.External(ExternalFile(e.getPath, e.getOffset, e.getSize)))
         case _ => None
       })
