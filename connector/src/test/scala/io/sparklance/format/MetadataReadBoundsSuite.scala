@@ -27,6 +27,7 @@ class MetadataReadBoundsSuite extends AnyFunSuite {
     override def size(path: String): Long = hadoop.size(path)
     override def exists(path: String): Boolean = hadoop.exists(path)
     override def isDirectory(path: String): Boolean = hadoop.isDirectory(path)
+    override def entryExists(path: String): Boolean = hadoop.entryExists(path)
     override def list(dir: String): Seq[FileEntry] = hadoop.list(dir)
     override def listDirectories(dir: String): Seq[String] = hadoop.listDirectories(dir)
     override def open(path: String, knownSize: Option[Long]): RangeReader = {
