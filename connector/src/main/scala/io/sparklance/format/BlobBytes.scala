@@ -1,11 +1,11 @@
 package io.sparklance.format
 
-import io.sparklance.storage.{ObjectStore, Paths}
+import io.sparklance.storage.Paths
 import io.sparklance.util.Errors
 
 // Spec: lance-format/lance rust/lance/src/dataset/blob.rs and
 // rust/lance-core/src/datatypes.rs (blob descriptors). Blob columns read as descriptors;
-// this fetches the bytes one descriptor points at, only when asked for.
+// this says where the bytes one descriptor points at are, so that a reader can fetch them.
 //   v1 (file format 2.1): (position, size) in the data file itself.
 //   v2 (2.2): kind 0 inline in the data file; kind 1 packed into a sidecar file at
 //   (position, size); kind 2 a dedicated sidecar file, whole; kind 3 external: blob_uri at
@@ -13,25 +13,27 @@ import io.sparklance.util.Errors
 //   named after the data file, `{data file without .lance}/{blob_id}.blob`, the id written
 //   as 32 binary digits, least significant first (as pylance 14 names them).
 
+/** A blob's bytes: `size` bytes at `position` of `path`, or the whole file when `whole`. */
+final case class BlobLocation(path: String, position: Long, size: Long, whole: Boolean)
+
 object BlobBytes {
   val Inline = 0
   val Packed = 1
   val Dedicated = 2
   val External = 3
 
-  /** The bytes of a v1 descriptor of a value in `dataFile`. */
-  def v1(store: ObjectStore, dataFile: String, position: Long, size: Long): Array[Byte] =
-    range(store, dataFile, position, size)
+  /** Where the bytes of a v1 descriptor of a value in `dataFile` are. */
+  def v1(dataFile: String, position: Long, size: Long): BlobLocation = range(dataFile, position, size)
 
-  /** The bytes of a v2 descriptor of a value in `dataFile`. */
-  def v2(store: ObjectStore, dataFile: String, kind: Int, position: Long, size: Long, blobId: Long, uri: String): Array[Byte] =
+  /** Where the bytes of a v2 descriptor of a value in `dataFile` are. */
+  def v2(dataFile: String, kind: Int, position: Long, size: Long, blobId: Long, uri: String): BlobLocation =
     kind match {
-      case Inline => range(store, dataFile, position, size)
-      case Packed => range(store, sidecar(dataFile, blobId), position, size)
-      case Dedicated => whole(store, sidecar(dataFile, blobId))
+      case Inline => range(dataFile, position, size)
+      case Packed => range(sidecar(dataFile, blobId), position, size)
+      case Dedicated => BlobLocation(sidecar(dataFile, blobId), 0, 0, whole = true)
       case External =>
         if (uri == null || uri.isEmpty) throw Errors.corrupt(dataFile, s"an external blob descriptor has no URI")
-        if (position == 0 && size == 0) whole(store, uri) else range(store, uri, position, size)
+        if (position == 0 && size == 0) BlobLocation(uri, 0, 0, whole = true) else range(uri, position, size)
       case other => throw Errors.unsupported(s"blob storage kind $other", dataFile)
     }
 
@@ -43,19 +45,9 @@ object BlobBytes {
     Paths.join(stem, s"$bits.blob")
   }
 
-  private def whole(store: ObjectStore, path: String): Array[Byte] = store.readAll(path)
-
-  private def range(store: ObjectStore, path: String, position: Long, size: Long): Array[Byte] = {
-    if (size == 0) return Array.emptyByteArray
-    if (size < 0 || size > Int.MaxValue - 8) throw Errors.unsupported(s"a blob of $size bytes", path)
-    val r = store.open(path)
-    try {
-      if (position < 0 || position > r.size - size)
-        throw Errors.corrupt(path, position, s"a blob of $size bytes would end past the ${r.size}-byte file")
-      val b = r.read(position, size.toInt)
-      val out = new Array[Byte](b.remaining())
-      b.get(out)
-      out
-    } finally r.close()
+  /** A range as a descriptor states it; the caller checks it against the file's size. */
+  private def range(path: String, position: Long, size: Long): BlobLocation = {
+    if (position < 0 || size < 0) throw Errors.corrupt(path, position, s"a blob of $size bytes at a negative position or size")
+    BlobLocation(path, position, size, whole = false)
   }
 }

@@ -103,10 +103,11 @@ object LanceOptions {
       taskMemoryBytes = bytesOption(options, TaskMemory, DefaultTaskMemory, 1L << 20),
       splitSizeBytes = bytesOption(options, SplitSize, SplitSizing.Default.targetBytes, 1),
       openCostBytes = bytesOption(options, OpenCost, SplitSizing.Default.openCostBytes, 0),
-      blobs = Option(options.get(Blobs)).map { v =>
-        BlobMode.names.getOrElse(v.trim.toLowerCase(java.util.Locale.ROOT),
-          throw Errors.invalidOption(Blobs, v, BlobMode.names.keys.toSeq.sorted.map(k => s"'$k'").mkString(" or ")))
-      }.getOrElse(BlobMode.Descriptors),
+      blobs = Option(options.get(Blobs)).map(_.trim.toLowerCase(java.util.Locale.ROOT)) match {
+        case None | Some("descriptors") => BlobMode.Descriptors
+        case Some("bytes") => BlobMode.Bytes(allowedBasePaths(options))
+        case Some(_) => throw Errors.invalidOption(Blobs, options.get(Blobs), "'descriptors' or 'bytes'")
+      },
       allowedBasePaths = allowedBasePaths(options))
   }
 }

@@ -64,13 +64,16 @@ final class LanceScan(
 
   override def createReaderFactory(): PartitionReaderFactory =
     LanceReaderFactory(table.executorStores, fields, metadata, table.options.batchSize, table.options.taskMemoryBytes, predicate,
-      table.options.blobs, table.timeType)
+      table.blobs, table.timeType)
 
   /** Rows after deletions and bytes of the projected columns, from the manifest alone. */
   override def estimateStatistics(): Statistics = LanceSparkException.boundary {
+    val fragments = table.snapshot.manifest.fragments
     val all =
-      if (predicate.isEmpty) table.snapshot.manifest.fragments.iterator.map(_.liveRows).sum
-      else tasks.iterator.map(_.rowsToRead).sum // after pruning: an upper bound
+      if (predicate.isEmpty && fragments.forall(_.physicalRows > 0)) fragments.iterator.map(_.liveRows).sum
+      // After pruning, or where old manifests lack row counts (resolved from the data files
+      // when the tasks were planned): an upper bound.
+      else tasks.iterator.map(_.rowsToRead).sum
     val rows = limit.fold(all)(math.min(all, _))
     val bytes = projectedBytes
     new Statistics {

@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.{DataType, LongType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.ObjectStoreFactory
-import io.sparklance.table.{BlobFetch, MetadataColumn, Snapshot}
+import io.sparklance.table.{BasePaths, BlobFetch, BlobMode, MetadataColumn, Snapshot}
 import io.sparklance.util.Redaction
 
 /** One pinned version of a Lance table, as Spark sees it. */
@@ -22,9 +22,15 @@ final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val st
    */
   val timeType: Boolean = org.apache.spark.sql.internal.SQLConf.get.isTimeTypeEnabled
 
+  /** How blob columns read; under `allowedBasePaths`, external blobs in the table's own folder are allowed too. */
+  val blobs: BlobMode = options.blobs match {
+    case BlobMode.Bytes(Some(allowed)) => BlobMode.Bytes(Some(BasePaths.canonical(snapshot.root).toSeq ++ allowed))
+    case other => other
+  }
+
   private lazy val sparkSchema: StructType = LanceSparkException.boundary {
     val where = snapshot.manifestPath
-    StructType(snapshot.manifest.schema.fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, options.blobs, where), where, timeType)))
+    StructType(snapshot.manifest.schema.fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, blobs, where), where, timeType)))
   }
 
   /**

@@ -56,15 +56,26 @@ object SparkArrow {
   }
 
   /** The Spark field of a Lance column, with its original Arrow type in the metadata when converted. */
-  def sparkField(f: Field, where: String, timeType: Boolean): StructField = {
-    val r = readable(f, timeType)
+  def sparkField(f: Field, where: String, timeType: Boolean): StructField = member(f, readable(f, timeType), where)
+
+  /**
+   * The Spark field of Lance field `f`, read as `r` (its readable form). Struct members get
+   * the original type of their own (Spark keeps metadata on struct fields only, so array
+   * items and map values cannot).
+   */
+  private def member(f: Field, r: Field, where: String): StructField = {
     val meta = new MetadataBuilder()
     // Fixed-size and large lists keep their vectors but show as Spark arrays all the same;
     // times show as TIME(6) or bigint microseconds whatever their unit.
     val keptButRenamed = f.getType.isInstanceOf[ArrowType.FixedSizeList] || f.getType.isInstanceOf[ArrowType.LargeList] ||
       f.getType.isInstanceOf[ArrowType.Time]
     if (r.getType != f.getType || keptButRenamed) meta.putString(ArrowTypeKey, f.getType.toString)
-    StructField(f.getName, sparkType(r, where), f.isNullable, meta.build())
+    val dataType = r.getType match {
+      case _: ArrowType.Struct =>
+        StructType(f.getChildren.asScala.zip(r.getChildren.asScala).map { case (fc, rc) => member(fc, rc, where) }.toSeq)
+      case _ => sparkType(r, where)
+    }
+    StructField(f.getName, dataType, f.isNullable, meta.build())
   }
 
   /** The Spark type of a readable Arrow field (as `readable` returns). */
@@ -87,8 +98,8 @@ object SparkArrow {
       val entries = f.getChildren.get(0)
       val (k, v) = (entries.getChildren.get(0), entries.getChildren.get(1))
       MapType(sparkType(k, where), sparkType(v, where), v.isNullable)
-    // Members are readable already; with timeType = true, `readable` leaves any readable field as it is.
-    case _: ArrowType.Struct => StructType(f.getChildren.asScala.map(c => sparkField(c, where, timeType = true)).toSeq)
+    // Members are readable already, their original types unknown here (see `member`).
+    case _: ArrowType.Struct => StructType(f.getChildren.asScala.map(c => StructField(c.getName, sparkType(c, where), c.isNullable)).toSeq)
     case other => throw Errors.unsupported(s"column '${f.getName}' of Arrow type $other in Spark", where)
   }
 

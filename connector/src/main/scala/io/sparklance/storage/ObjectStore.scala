@@ -27,8 +27,8 @@ trait ObjectStore {
   /** Files directly inside `dir` (not recursive, no directories); empty if `dir` is absent. */
   def list(dir: String): Seq[FileEntry]
 
-  /** Directories directly inside `dir`; empty if `dir` is absent. */
-  def listDirectories(dir: String): Seq[String]
+  /** Names of every entry directly inside `dir` (files, folders, anything), from one listing; empty if `dir` is absent. */
+  def listNames(dir: String): Seq[String]
 
   /**
    * Opens `path` for positioned reads. `knownSize` skips a metadata call when the caller

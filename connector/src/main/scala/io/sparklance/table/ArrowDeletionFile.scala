@@ -56,9 +56,10 @@ private[table] object ArrowDeletionFile {
       bitmap
     } catch {
       case e: LanceException => throw e
-      // The flatbuffer accessors check their reads against the buffer and throw these.
-      case e @ (_: IndexOutOfBoundsException | _: IllegalArgumentException | _: IllegalStateException |
-                _: NullPointerException | _: UnsupportedOperationException) =>
+      // The flatbuffer accessors check their reads against the buffer and throw runtime
+      // exceptions of many kinds (index, buffer underflow, negative array size, class cast);
+      // offsets that loop make the schema conversion recurse without end.
+      case e @ (_: RuntimeException | _: StackOverflowError) =>
         throw Errors.corrupt(path, 0, s"not a readable Arrow IPC deletion file (${e.getClass.getSimpleName}: ${e.getMessage})", e)
     }
   }

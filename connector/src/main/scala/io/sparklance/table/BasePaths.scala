@@ -16,6 +16,9 @@ object BasePaths {
 
   private def hasScheme(p: String): Boolean = p.contains(":/")
 
+  /** A local path relative to the working directory: neither a URI nor absolute. */
+  def isRelative(p: String): Boolean = !hasScheme(p) && !p.startsWith("/")
+
   /**
    * `bases` with each relative local path made absolute. Lance treats a base path that is
    * not a URL as a local path, expands `~` and makes it absolute against the process's
@@ -23,7 +26,7 @@ object BasePaths {
    * executor reads the same folder rather than one below its own working directory.
    */
   def absolute(bases: IndexedSeq[BasePath]): IndexedSeq[BasePath] = bases.map { b =>
-    if (hasScheme(b.path) || b.path.startsWith("/")) b
+    if (!isRelative(b.path)) b
     else {
       val expanded =
         if (b.path == "~" || b.path.startsWith("~/")) System.getProperty("user.home") + b.path.drop(1) else b.path
@@ -57,6 +60,10 @@ object BasePaths {
   private def within(location: String, prefix: String): Boolean =
     location == prefix || location.startsWith(if (prefix.endsWith("/")) prefix else prefix + "/")
 
+  /** True when `location` lies under one of `prefixes` (already canonical). */
+  def isAllowed(location: String, prefixes: Seq[String]): Boolean =
+    canonical(location).exists(c => prefixes.exists(within(c, _)))
+
   /**
    * Refuses a base path outside both the table's own folder `root` and the `allowed`
    * prefixes (already canonical); `manifest` is named in the error.
@@ -64,7 +71,7 @@ object BasePaths {
   def checkAllowed(manifest: String, root: String, bases: Seq[BasePath], allowed: Seq[String]): Unit = {
     val prefixes = canonical(root).toSeq ++ allowed
     bases.foreach { b =>
-      if (!canonical(b.path).exists(c => prefixes.exists(within(c, _))))
+      if (!isAllowed(b.path, prefixes))
         throw Errors.basePathNotAllowed(manifest, b.path, allowed)
     }
   }

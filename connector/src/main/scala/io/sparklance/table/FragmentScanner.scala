@@ -31,14 +31,19 @@ final class FragmentScanner(
     blobs: BlobMode = BlobMode.Descriptors) extends Iterator[VectorSchemaRoot] with AutoCloseable {
 
   require(batchRows > 0, "batchRows must be positive")
+  // Checked before anything is opened, so that a bad task leaves nothing to close.
+  task.selection.foreach { s =>
+    if (s.isEmpty || (s.first() & 0xffffffffL) < task.rowStart || (s.last() & 0xffffffffL) >= task.rowEnd)
+      throw Errors.invalidArgument(s"the selected rows of fragment ${task.fragmentId} are not inside [${task.rowStart}, ${task.rowEnd})")
+  }
 
   private val openFiles = mutable.LinkedHashMap.empty[String, DataFileReader]
   private var position = task.rowStart
 
   /** One source per projected field: a scanner, or None for a field stored in no file. */
-  private val sources: IndexedSeq[Option[FieldScanner]] =
-    try fields.map(openField)
-    catch { case t: Throwable => close(); throw t }
+  private val sources = mutable.ArrayBuffer.empty[Option[FieldScanner]]
+  try fields.foreach(f => sources += openField(f))
+  catch { case t: Throwable => close(); throw t }
 
   private def openField(field: LanceField): Option[FieldScanner] = {
     // 2.1+ files list leaf ids only; a top-level primitive is its own leaf.
@@ -48,7 +53,10 @@ final class FragmentScanner(
       if (reader.numRows != task.physicalRows)
         throw Errors.corrupt(f.path, s"the file holds ${reader.numRows} rows but fragment ${task.fragmentId} has ${task.physicalRows}")
       val descriptors = reader.scan(field, f.columnOf)
-      val scanner = if (blobs == BlobMode.Bytes && field.blobVersion.isDefined) BlobFetch.bytes(descriptors, store, f.path) else descriptors
+      val scanner = blobs match {
+        case bytes: BlobMode.Bytes if field.blobVersion.isDefined => BlobFetch.bytes(descriptors, store, f.path, bytes)
+        case _ => descriptors
+      }
       if (task.rowStart > 0) scanner.skip(task.rowStart)
       scanner
     }
@@ -86,8 +94,6 @@ final class FragmentScanner(
    * whole row range. Deleted offsets are dropped (and counted) up front.
    */
   private val selected: org.roaringbitmap.IntIterator = task.selection.map { s =>
-    if (s.isEmpty || (s.first() & 0xffffffffL) < task.rowStart || (s.last() & 0xffffffffL) >= task.rowEnd)
-      throw Errors.invalidArgument(s"the selected rows of fragment ${task.fragmentId} are not inside [${task.rowStart}, ${task.rowEnd})")
     val live = if (deleted == null) s else org.roaringbitmap.RoaringBitmap.andNot(s, deleted)
     deletedSkipped += s.getLongCardinality - live.getLongCardinality
     live.getIntIterator
@@ -210,6 +216,8 @@ final class FragmentScanner(
   }
 
   override def close(): Unit = {
+    sources.foreach(_.foreach { case c: AutoCloseable => c.close(); case _ => })
+    sources.clear()
     openFiles.valuesIterator.foreach(_.close())
     openFiles.clear()
   }

@@ -129,7 +129,7 @@ object Snapshot {
     }
     // Folders named like manifests are versions too: when one is the newest, reading it
     // fails with a clear error, as in pylance, instead of the version before being served.
-    val names = store.list(dir).map(_.name) ++ store.listDirectories(dir).map(Paths.name)
+    val names = store.listNames(dir)
     val parsed = names.flatMap(n => ManifestNaming.parse(n).map { case (v, _) => (v, n) })
     if (parsed.isEmpty) throw Errors.notADataset(root, "its _versions/ folder holds no *.manifest files")
     parsed.sortBy(_._1)(Ordering.Long).toIndexedSeq

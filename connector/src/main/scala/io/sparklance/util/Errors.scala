@@ -112,6 +112,12 @@ object Errors {
       s"$manifest: the table reads files from base path $base, which is outside the allowed prefixes " +
         s"${allowed.mkString(", ")} (read option 'allowedBasePaths'). Add its prefix to the option if you trust it.")
 
+  /** An external blob outside the table and the prefixes the `allowedBasePaths` read option lists. */
+  def externalBlobNotAllowed(dataFile: String, uri: String, allowed: Seq[String]): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_BASE_PATH_NOT_ALLOWED",
+      s"$dataFile: a blob of this file is stored at $uri, which is outside the table and the allowed prefixes " +
+        s"${allowed.mkString(", ")} (read option 'allowedBasePaths'). Add its prefix to the option if you trust it.")
+
   // ---- I/O -----------------------------------------------------------------------------
 
   def io(path: String, action: String, cause: Throwable): LanceException =

@@ -13,8 +13,9 @@ object Redaction {
 
   // The user-info of a URI: everything after `scheme://` up to an '@', when it holds no
   // '/' (the authority ends at the first '/'), or when it holds a ':' (a secret key may
-  // itself contain '/', which Hadoop then misreads as the start of the path).
-  private val UserInfo = Pattern.compile("""([A-Za-z][A-Za-z0-9+.\-]*://)(?:[^\s/@'"<>]*|[^\s/@'"<>]*:[^\s@'"<>]*)@""")
+  // itself contain '/', which Hadoop then misreads as the start of the path) that is not a
+  // port (`host:8020/path@x` is a path with an '@', not credentials).
+  private val UserInfo = Pattern.compile("""([A-Za-z][A-Za-z0-9+.\-]*://)(?:[^\s/@'"<>]*|[^\s/@'"<>]*:(?!\d{1,5}/)[^\s@'"<>]*)@""")
 
   /** `text` with the user-info of every URI in it replaced by [[Mask]]. */
   def apply(text: String): String =

@@ -29,7 +29,7 @@ class MetadataReadBoundsSuite extends AnyFunSuite {
     override def isDirectory(path: String): Boolean = hadoop.isDirectory(path)
     override def entryExists(path: String): Boolean = hadoop.entryExists(path)
     override def list(dir: String): Seq[FileEntry] = hadoop.list(dir)
-    override def listDirectories(dir: String): Seq[String] = hadoop.listDirectories(dir)
+    override def listNames(dir: String): Seq[String] = hadoop.listNames(dir)
     override def open(path: String, knownSize: Option[Long]): RangeReader = {
       val r = hadoop.open(path, knownSize)
       new RangeReader {

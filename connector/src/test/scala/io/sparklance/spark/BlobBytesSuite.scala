@@ -45,7 +45,7 @@ class BlobBytesSuite extends AnyFunSuite with LocalSpark {
       try {
         // Small batches, so that a batch boundary falls between rows of every storage kind.
         val actual = ScanPlanner.plan(store, snapshot).flatMap { task =>
-          val scanner = new FragmentScanner(store, task, IndexedSeq(field), 7, allocator, blobs = BlobMode.Bytes)
+          val scanner = new FragmentScanner(store, task, IndexedSeq(field), 7, allocator, blobs = BlobMode.Bytes())
           try scanner.flatMap { root =>
             try {
               val v = root.getVector(0).asInstanceOf[LargeVarBinaryVector]
@@ -70,6 +70,23 @@ class BlobBytesSuite extends AnyFunSuite with LocalSpark {
       val default = spark.read.format("lance").option("version", "1").load(Golden.dataset(name).uri)
       assert(default.schema(column).dataType.typeName == "struct")
     }
+  }
+
+  test("external blobs: read where the table names them, or only under allowedBasePaths when given") {
+    val ds = Golden.dataset("blobs_v2_2")
+    // pylance wrote the external blobs beside the dataset, outside its folder.
+    val external = new java.io.File(new java.io.File(ds.uri).getParentFile, "external")
+    assert(external.isDirectory)
+    def read(allowed: String) = spark.read.format("lance").option("version", "1").option("blobs", "bytes")
+      .option("allowedBasePaths", allowed).load(ds.uri).select("blob").collect().length
+    assert(read(s"/nowhere, ${external.getPath}") == expectedBytes("blobs_v2_2", "blob").length)
+    Seq("/nowhere", s"${external.getPath}-not").foreach { allowed =>
+      val e = intercept[org.apache.spark.sql.AnalysisException](read(allowed))
+      assert(e.getCondition == "LANCE_BASE_PATH_NOT_ALLOWED" && e.getMessage.contains(external.getPath), e.getMessage)
+    }
+    // Descriptors name the URI without reading it: nothing to refuse.
+    assert(spark.read.format("lance").option("version", "1").option("allowedBasePaths", "/nowhere").load(ds.uri).count() ==
+      expectedBytes("blobs_v2_2", "blob").length)
   }
 
   test("a bad blobs option is refused by name") {

@@ -79,4 +79,21 @@ class SparkArrowSuite extends AnyFunSuite with BeforeAndAfterAll {
     val plain = field("p", ArrowType.List.INSTANCE, field("item", ArrowType.Utf8.INSTANCE))
     assert(!SparkArrow.sparkField(plain, "test", timeType = false).metadata.contains(SparkArrow.ArrowTypeKey))
   }
+
+  test("struct members keep their own original Arrow types, times and timestamps among them") {
+    val time = new ArrowType.Time(org.apache.arrow.vector.types.TimeUnit.MILLISECOND, 32)
+    val nanos = new ArrowType.Timestamp(org.apache.arrow.vector.types.TimeUnit.NANOSECOND, null)
+    val s = field("s", ArrowType.Struct.INSTANCE, field("t", time), field("ts", nanos), field("u", uint8),
+      field("inner", ArrowType.Struct.INSTANCE, field("t2", time)), field("plain", ArrowType.Utf8.INSTANCE))
+    Seq(false, true).foreach { timeType =>
+      val st = SparkArrow.sparkField(s, "test", timeType).dataType.asInstanceOf[org.apache.spark.sql.types.StructType]
+      def original(f: org.apache.spark.sql.types.StructField) = f.metadata.getString(SparkArrow.ArrowTypeKey)
+      assert(original(st("t")) == time.toString, timeType)
+      assert(original(st("ts")) == nanos.toString)
+      assert(original(st("u")) == uint8.toString)
+      assert(original(st("inner").dataType.asInstanceOf[org.apache.spark.sql.types.StructType]("t2")) == time.toString)
+      assert(!st("plain").metadata.contains(SparkArrow.ArrowTypeKey))
+      assert(st("t").dataType == (if (timeType) org.apache.spark.sql.types.TimeType(6) else org.apache.spark.sql.types.LongType))
+    }
+  }
 }

@@ -106,8 +106,14 @@ class HostileTableSuite extends AnyFunSuite with TimeLimits {
   }
 
   test("legacy data files list fields without column indices and still read") {
-    val s = Snapshot.resolve(store, Golden.dataset("types_legacy").uri, None, VersionSpec.Latest)
+    val ds = Golden.dataset("types_legacy")
+    val s = Snapshot.resolve(store, ds.uri, None, VersionSpec.Latest)
     assert(s.manifest.fragments.flatMap(_.files).forall(_.columnIndices.isEmpty))
+    val allocator = new org.apache.arrow.memory.RootAllocator(Long.MaxValue)
+    try {
+      val (_, expected) = Golden.expectedRows(ds.expectedFile(s.version), allocator)
+      assert(io.sparklance.testutil.TableRows.read(store, s, allocator, 500) == expected)
+    } finally allocator.close()
   }
 
   // ---- base paths ---------------------------------------------------------------------

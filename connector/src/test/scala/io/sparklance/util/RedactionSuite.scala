@@ -17,7 +17,8 @@ class RedactionSuite extends AnyFunSuite {
   }
 
   test("paths without credentials are left alone, '@' in them too") {
-    Seq("s3a://bucket/t", "/data/file@v2.lance", "file:///tmp/a@b", "s3a://bucket/dir@2/x", "mail me@example.com", "", null)
+    Seq("s3a://bucket/t", "/data/file@v2.lance", "file:///tmp/a@b", "s3a://bucket/dir@2/x", "mail me@example.com", "", null,
+        "hdfs://nn:8020/tables/t@2024/x", "hdfs://nn.example.com:9000/a/b@c")
       .foreach(s => assert(Redaction(s) == s, String.valueOf(s)))
   }
 

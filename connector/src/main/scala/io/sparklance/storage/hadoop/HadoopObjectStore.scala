@@ -77,8 +77,7 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
   override def list(dir: String): Seq[FileEntry] =
     statuses(dir).filter(_.isFile).map(s => FileEntry(s.getPath.getName, s.getPath.toString, s.getLen))
 
-  override def listDirectories(dir: String): Seq[String] =
-    statuses(dir).filter(_.isDirectory).map(_.getPath.toString)
+  override def listNames(dir: String): Seq[String] = statuses(dir).map(_.getPath.getName)
 
   private def statuses(dir: String) = {
     val p = toPath(dir)
