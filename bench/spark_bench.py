@@ -364,6 +364,8 @@ def queries(rows: int) -> list[dict]:
          "sql": f"SELECT * FROM {{t}} WHERE id IN ({keylist})", "sort": True},
         {"name": f"vectors: sum(size(vec)), {DIM}-d float32", "table": "vec", "rows": vrows,
          "sql": "SELECT sum(size(vec)) FROM {t}"},
+        {"name": "vectors: sum(vec[0]), one value of each vector", "table": "vec", "rows": vrows,
+         "sql": "SELECT sum(vec[0]) FROM {t}"},
         {"name": "vectors: sum(aggregate(vec, 0D, (a, x) -> a + x))", "table": "vec",
          "rows": vrows, "sql": "SELECT sum(aggregate(vec, 0D, (a, x) -> a + x)) FROM {t}"},
     ]

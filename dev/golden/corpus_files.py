@@ -401,6 +401,28 @@ def wide_vectors_legacy(uri: str) -> None:
     _write_wide_vectors(uri, "legacy")
 
 
+ONE_PAGE_VECTORS_SEED = 6005
+
+
+@golden_table
+def one_page_vectors_v2_2(uri: str) -> None:
+    """20,000 rows of fixed_size_list<float32,128> (a 10 MB full-zip page), and with ~10%
+    nulls (a control word before each value) fixed_size_list<float32,64> and
+    fixed_size_binary(256), written in ONE write_dataset call, so that each column is one
+    page: the reader must fetch the rows a task reads, not the whole page."""
+    rng = np.random.default_rng(ONE_PAGE_VECTORS_SEED)
+    n = 20_000
+    table = pa.table(
+        {
+            "id": pa.array(np.arange(n, dtype=np.int64)),
+            "vec": random_vectors(rng, n, 128, 0.0),
+            "vec_nulls": random_vectors(rng, n, 64, 0.1),
+            "fsb": random_fixed_binaries(rng, n, 256, 0.1),
+        }
+    )
+    lance.write_dataset(table, uri, data_storage_version="2.2")
+
+
 ENCODINGS_SEED = 6006
 ENCODINGS_ROWS = 5000
 

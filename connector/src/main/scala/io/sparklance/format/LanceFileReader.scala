@@ -96,7 +96,7 @@ final class LanceFileReader private (
  * megabytes around each row; while reads continue where the last slice ended, the windows
  * double up to the full size.
  */
-final class WindowedBuffer(file: LanceFileReader, offset: Long, val length: Long, what: String, sparse: Boolean) {
+final class WindowedBuffer(file: LanceFileReader, offset: Long, val length: Long, what: String, val sparse: Boolean) {
   private var windowStart = 0L
   private var window: Bytes = null
   private var lastEnd = 0L

@@ -16,6 +16,9 @@ import io.sparklance.util.{Bytes, Errors}
 
 object FullZipPage {
 
+  /** Bytes of the control word of an item whose levels take `bits` bits. */
+  private[v21] def controlBytes(bits: Int): Int = bits match { case 0 => 0; case t if t <= 8 => 1; case t if t <= 16 => 2; case _ => 4 }
+
   def decode(buffers: IndexedSeq[Bytes], numRows: Long, layout: PageLayout.FullZip, where: String): PageUnits = {
     if (buffers.isEmpty) throw Errors.corrupt(where, "a full-zip page has no buffers")
     val buf = buffers(0)
@@ -24,7 +27,7 @@ object FullZipPage {
     val bitsRep = layout.bitsRep
     val bitsDef = layout.bitsDef
     if (bitsRep < 0 || bitsDef < 0 || bitsRep + bitsDef > 32) throw Errors.corrupt(where, s"control word of $bitsRep + $bitsDef bits")
-    val ctlBytes = bitsRep + bitsDef match { case 0 => 0; case t if t <= 8 => 1; case t if t <= 16 => 2; case _ => 4 }
+    val ctlBytes = controlBytes(bitsRep + bitsDef)
     // Every item takes at least one byte (a control word, a value or a length), which bounds
     // the declared count before arrays are allocated from it.
     if (n > buf.length) throw Errors.corrupt(where, s"a full-zip page declares $n items in ${buf.length} bytes")

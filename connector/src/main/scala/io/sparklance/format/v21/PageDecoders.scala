@@ -15,6 +15,11 @@ object PageDecoders {
       val data = file.lazyBuffer(page.bufferOffsets(1), page.bufferSizes(1), s"$where chunk data")
       new MiniBlockPage(small, data, page.numRows, m, where)
     case c: PageLayout.Constant => ConstantPage.decode(file.readBuffers(page, where), page.numRows, c, where)
+    case f: PageLayout.FullZip if FullZipStridedPage.applies(f) =>
+      // Only the value buffer (0) is read, window by window; the repetition index is not needed.
+      if (page.numBuffers < 1 || page.bufferOffsets.isEmpty || page.bufferSizes.isEmpty)
+        throw io.sparklance.util.Errors.corrupt(file.path, s"$where: a full-zip page has no buffers")
+      new FullZipStridedPage(file.lazyBuffer(page.bufferOffsets(0), page.bufferSizes(0), s"$where values"), page.numRows, f, where)
     case f: PageLayout.FullZip => FullZipPage.decode(file.readBuffers(page, where), page.numRows, f, where)
     case b: PageLayout.Blob => new BlobPage(open(file, page, b.inner, where), b, where)
   }
