@@ -9,7 +9,7 @@ that script generated, in a local[2] session like its own, and prints:
 - the hottest methods, by thread group (executor tasks, the driver's query thread, the rest),
   from a Java Flight Recorder recording of the timed runs: self time and inclusive time.
 
-Usage: python bench/profile_query.py QUERY [--format lance|parquet] [--reps 30] [--rows N]
+Usage: python bench/profile_query.py QUERY [--format lance|parquet] [--reps 30] [--rows N] [--table PATH]
 """
 
 from __future__ import annotations
@@ -80,10 +80,11 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--top", type=int, default=12)
+    ap.add_argument("--table", type=Path, help="a table of the query's schema to read instead of the generated one")
     args = ap.parse_args()
 
     data = spark_bench.OUT / f"rows-{args.rows}"
-    if not data.exists():
+    if not data.exists() and args.table is None:
         ap.error(f"{data} does not exist: run bench/spark_bench.py --rows {args.rows} --generate-only first")
     q = spark_bench.queries(args.rows)[args.query]
     work = Path(tempfile.mkdtemp(prefix="spark-lance-profile-"))
@@ -102,7 +103,8 @@ def main() -> None:
              .config("spark.eventLog.compress", "false").config("spark.eventLog.rolling.enabled", "false")
              .config("spark.jars", pyspark_lance.jar_path()).getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
-    spark.read.format(args.format).load(str(data / f"{q['table']}.{args.format}")).createOrReplaceTempView("t")
+    table = args.table or data / f"{q['table']}.{args.format}"
+    spark.read.format(args.format).load(str(table)).createOrReplaceTempView("t")
     sql = q["sql"].format(t="t")
 
     def run() -> None:
