@@ -36,6 +36,19 @@ class MetadataAnswersSuite extends AnyFunSuite with LocalSpark {
     } finally FileUtils.deleteDirectory(dir)
   }
 
+  test("COUNT(*) from the manifest runs on the driver without a job, as SELECT 1 does") {
+    val df = spark.read.format("lance").load(indexed).selectExpr("count(*) AS n")
+    val plan = df.queryExecution.executedPlan
+    // A bare local scan: collect() reads its rows on the driver; under a projection it would
+    // be compiled into a stage and run as a one-task job.
+    assert(plan.isInstanceOf[org.apache.spark.sql.execution.LocalTableScanExec], plan)
+    val rows = spark.read.format("lance").load(indexed).rdd.count()
+    spark.sparkContext.setJobGroup("count-star", "COUNT(*) from the manifest")
+    try assert(df.collect().map(_.getLong(0)).toSeq == Seq(rows))
+    finally spark.sparkContext.clearJobGroup()
+    assert(spark.sparkContext.statusTracker.getJobIdsForGroup("count-star").isEmpty)
+  }
+
   test("MIN/MAX are read from the rows where the zone map is not exact") {
     def check(version: Int, query: Seq[String]): Unit = {
       val df = spark.read.format("lance").option("version", version.toString).load(indexed)
