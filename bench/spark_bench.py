@@ -482,6 +482,9 @@ def main() -> None:
     # Spark's own cost of a query, with no table: what no source can go below.
     floor = {
         "SELECT 1 (no job)": timed(lambda: spark.sql("SELECT 1").collect(), 2 * args.reps, None, args.warmups)[0],
+        "a filter over a 2-partition range(1000) (one job, one stage, as a look-up)": timed(
+            lambda: spark.sql("SELECT * FROM range(0, 1000, 1, 2) WHERE id IN (3, 500, 999)").collect(),
+            2 * args.reps, None, args.warmups)[0],
         "an aggregate over a 2-partition range(1000) (one job, two stages)": timed(
             lambda: spark.sql("SELECT count(*), sum(id) FROM range(0, 1000, 1, 2)").collect(),
             2 * args.reps, None, args.warmups)[0],
