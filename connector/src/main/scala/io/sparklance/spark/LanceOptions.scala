@@ -105,7 +105,7 @@ object LanceOptions {
       openCostBytes = bytesOption(options, OpenCost, SplitSizing.Default.openCostBytes, 0),
       blobs = Option(options.get(Blobs)).map(_.trim.toLowerCase(java.util.Locale.ROOT)) match {
         case None | Some("descriptors") => BlobMode.Descriptors
-        case Some("bytes") => BlobMode.Bytes(allowedBasePaths(options))
+        case Some("bytes") => BlobMode.Bytes()
         case Some(_) => throw Errors.invalidOption(Blobs, options.get(Blobs), "'descriptors' or 'bytes'")
       },
       allowedBasePaths = allowedBasePaths(options))

@@ -22,9 +22,9 @@ final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val st
    */
   val timeType: Boolean = org.apache.spark.sql.internal.SQLConf.get.isTimeTypeEnabled
 
-  /** How blob columns read; under `allowedBasePaths`, external blobs in the table's own folder are allowed too. */
+  /** How blob columns read: external blobs, under `allowedBasePaths`, where base paths may lie. */
   val blobs: BlobMode = options.blobs match {
-    case BlobMode.Bytes(Some(allowed)) => BlobMode.Bytes(Some(BasePaths.canonical(snapshot.root).toSeq ++ allowed))
+    case _: BlobMode.Bytes => BlobMode.Bytes(options.allowedBasePaths.map(BasePaths.prefixes(options.path, _)))
     case other => other
   }
 

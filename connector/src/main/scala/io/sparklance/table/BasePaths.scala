@@ -64,15 +64,18 @@ object BasePaths {
   def isAllowed(location: String, prefixes: Seq[String]): Boolean =
     canonical(location).exists(c => prefixes.exists(within(c, _)))
 
+  /** Where a table at `root` may read with the `allowed` prefixes (canonical): those and its own folder. */
+  def prefixes(root: String, allowed: Seq[String]): Seq[String] = canonical(root).toSeq ++ allowed
+
   /**
    * Refuses a base path outside both the table's own folder `root` and the `allowed`
    * prefixes (already canonical); `manifest` is named in the error.
    */
   def checkAllowed(manifest: String, root: String, bases: Seq[BasePath], allowed: Seq[String]): Unit = {
-    val prefixes = canonical(root).toSeq ++ allowed
+    val where = prefixes(root, allowed)
     bases.foreach { b =>
-      if (!isAllowed(b.path, prefixes))
-        throw Errors.basePathNotAllowed(manifest, b.path, allowed)
+      if (!isAllowed(b.path, where))
+        throw Errors.locationNotAllowed(manifest, "the table reads files from base path", b.path, allowed)
     }
   }
 }

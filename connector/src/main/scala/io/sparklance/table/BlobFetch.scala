@@ -22,7 +22,8 @@ object BlobMode {
   /**
    * Each blob's bytes. An external blob is read from the absolute URI its descriptor names,
    * like a base path trusted as the table names it; with `allowedExternal` (prefixes in
-   * [[BasePaths.canonical]] form) only from under one of them.
+   * [[BasePaths.canonical]] form, the table's folder among them: [[BasePaths.prefixes]])
+   * only from under one of them.
    */
   final case class Bytes(allowedExternal: Option[Seq[String]] = None) extends BlobMode
 }
@@ -71,7 +72,7 @@ private final class BlobBytesScanner(scanner: FieldScanner, store: ObjectStore, 
     if (BasePaths.isRelative(uri))
       throw Errors.corrupt(dataFile, s"blob column '${field.name}' names the relative external URI $uri; Lance writes only absolute ones")
     mode.allowedExternal.foreach { allowed =>
-      if (!BasePaths.isAllowed(uri, allowed)) throw Errors.externalBlobNotAllowed(dataFile, uri, allowed)
+      if (!BasePaths.isAllowed(uri, allowed)) throw Errors.locationNotAllowed(dataFile, "a blob of this file is stored at", uri, allowed)
     }
   }
 

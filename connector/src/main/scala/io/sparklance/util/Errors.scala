@@ -106,16 +106,13 @@ object Errors {
     new UnsupportedFeatureException("LANCE_FILE_SYSTEM_NOT_FOUND",
       s"$path: no file system for '$scheme://' is on the classpath. $jars", cause)
 
-  /** A base path outside the prefixes the `allowedBasePaths` read option lists. */
-  def basePathNotAllowed(manifest: String, base: String, allowed: Seq[String]): InvalidArgumentException =
+  /**
+   * A location a table names outside its folder and the prefixes the `allowedBasePaths`
+   * read option lists: `what` says what lies there (a base path, an external blob).
+   */
+  def locationNotAllowed(where: String, what: String, location: String, allowed: Seq[String]): InvalidArgumentException =
     new InvalidArgumentException("LANCE_BASE_PATH_NOT_ALLOWED",
-      s"$manifest: the table reads files from base path $base, which is outside the allowed prefixes " +
-        s"${allowed.mkString(", ")} (read option 'allowedBasePaths'). Add its prefix to the option if you trust it.")
-
-  /** An external blob outside the table and the prefixes the `allowedBasePaths` read option lists. */
-  def externalBlobNotAllowed(dataFile: String, uri: String, allowed: Seq[String]): InvalidArgumentException =
-    new InvalidArgumentException("LANCE_BASE_PATH_NOT_ALLOWED",
-      s"$dataFile: a blob of this file is stored at $uri, which is outside the table and the allowed prefixes " +
+      s"$where: $what $location, which is outside the table and the allowed prefixes " +
         s"${allowed.mkString(", ")} (read option 'allowedBasePaths'). Add its prefix to the option if you trust it.")
 
   // ---- I/O -----------------------------------------------------------------------------
