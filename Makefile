@@ -1,12 +1,18 @@
 # spark-lance: the two commands a fresh machine needs are `make demo` and `make test`.
-# Everything is set up on first use: a project virtualenv (.venv) from the pinned
-# requirements, the sbt launcher (build/sbt), the golden datasets (dev/golden).
-# Downloads are cached under the user's home, never in the repository.
+# Everything is set up on first use: a virtualenv from the pinned requirements, the sbt
+# launcher (build/sbt), the golden datasets (dev/golden). Downloads and the virtualenv are
+# cached under the user's home, never in the repository: the virtualenv is keyed by the
+# requirements file, and .venv is only a link to it. The package under python/ is not
+# installed into it (clones share the virtualenv); commands that import it put python/ on
+# PYTHONPATH.
 
 SHELL := /bin/bash
 PYTHON ?= python3
+CACHE := $(HOME)/.cache/spark-lance
+VENV_HOME := $(CACHE)/venvs/$(shell $(PYTHON) -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest()[:16])' python/requirements-dev.txt)
 VENV := .venv
 VPY := $(VENV)/bin/python
+WITH_PKG := PYTHONPATH=$(CURDIR)/python
 SBT := build/sbt
 JAR_DIR := python/pyspark_lance/jars
 JAR := $(JAR_DIR)/spark-lance.jar
@@ -17,7 +23,7 @@ JAR_INPUTS := $(shell find connector/src/main protos project -type f 2>/dev/null
 .PHONY: demo test test-scala test-python jar golden venv bench clean
 
 demo: $(JAR)
-	$(VPY) examples/quickstart.py
+	$(WITH_PKG) $(VPY) examples/quickstart.py
 
 test: golden
 	$(SBT) "connector/test" "bench/compile" "connector/assembly" </dev/null
@@ -28,11 +34,11 @@ test-scala: golden
 	$(SBT) "connector/test" </dev/null
 
 test-python: $(JAR) golden
-	cd python && ../$(VPY) -m pytest -q tests
+	cd python && $(WITH_PKG) ../$(VPY) -m pytest -q tests
 
 jar: $(JAR)
 
-$(JAR): $(JAR_INPUTS) | $(VENV)/.installed
+$(JAR): $(JAR_INPUTS) | venv
 	$(SBT) "connector/assembly" </dev/null
 	$(MAKE) --no-print-directory install-jar
 
@@ -41,21 +47,22 @@ install-jar:
 	mkdir -p $(JAR_DIR)
 	cp connector/target/scala-2.13/spark-lance-*.jar $(JAR)
 
-golden: $(VENV)/.installed
+golden: venv
 	$(VPY) dev/golden/generate.py --out $(GOLDEN) --old
 
-venv: $(VENV)/.installed
+# The virtualenv's name is a hash of the requirements, so it needs no other staleness check.
+venv: $(VENV_HOME)/.installed
+	@test "$$(readlink $(VENV))" = "$(VENV_HOME)" || { rm -rf $(VENV) && ln -s $(VENV_HOME) $(VENV); }
 
-$(VENV)/.installed: python/requirements-dev.txt
+$(VENV_HOME)/.installed:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
 	  echo "error: $(PYTHON) is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())'); the pinned test tools need 3.11 or newer. Run with PYTHON=python3.11 (or newer)."; exit 1; }
-	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install -q -r python/requirements-dev.txt
-	$(VPY) -m pip install -q -e python --no-deps
+	test -x $(VENV_HOME)/bin/python || $(PYTHON) -m venv $(VENV_HOME)
+	$(VENV_HOME)/bin/python -m pip install -q -r python/requirements-dev.txt
 	touch $@
 
 bench: $(JAR)
-	$(VPY) bench/spark_bench.py $(BENCH_ARGS)
+	$(WITH_PKG) $(VPY) bench/spark_bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf target connector/target project/target $(JAR_DIR)
