@@ -201,6 +201,10 @@ object ArrayEncodingCodec {
     b.build()
   }
 
+  /** The column description every column but a 2.0 blob column carries: `values{}`. */
+  val valuesColumnEncoding: EncodingAny = EncodingAny(ColumnEncodingTypeUrl,
+    Encodings20Protos.ColumnEncoding.newBuilder().setValues(com.google.protobuf.Empty.getDefaultInstance).build().toByteArray)
+
   /** A column description `blob{inner: values{}}` (tests). */
   def blobColumnAny: EncodingAny = {
     val values = Encodings20Protos.ColumnEncoding.newBuilder().setValues(com.google.protobuf.Empty.getDefaultInstance)

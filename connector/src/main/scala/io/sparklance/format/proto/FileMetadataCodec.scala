@@ -9,7 +9,7 @@ import io.sparklance.util.{Bytes, Errors}
 
 // Spec: protos/lance/file.proto (FileDescriptor, Schema, Field) and
 // protos/lance/file2.proto (ColumnMetadata). The only place that turns those generated
-// classes into the format layer's Scala views.
+// classes into the format layer's Scala views, and those views back into bytes.
 
 object FileMetadataCodec {
 
@@ -55,5 +55,40 @@ object FileMetadataCodec {
     case File2Protos.Encoding.LocationCase.INDIRECT =>
       throw Errors.unsupported("deferred (indirect) encoding descriptions", where)
     case _ => None
+  }
+
+  // ---- build side (the file writer) ----
+
+  /** Global buffer 0 of a data file: the fields it holds and its row count. */
+  def buildDescriptor(d: FileDescriptor): Array[Byte] = {
+    val schema = FileProtos.Schema.newBuilder()
+    d.fields.foreach(f => schema.addFields(buildField(f)))
+    d.schemaMetadata.foreach { case (k, v) => schema.putMetadata(k, com.google.protobuf.ByteString.copyFromUtf8(v)) }
+    FileProtos.FileDescriptor.newBuilder().setSchema(schema).setLength(d.numRows).build().toByteArray
+  }
+
+  def buildField(f: FlatField): FileProtos.Field = {
+    val b = FileProtos.Field.newBuilder()
+      .setId(f.id).setParentId(f.parentId).setName(f.name).setLogicalType(f.logicalType).setNullable(f.nullable)
+    f.metadata.foreach { case (k, v) => b.putMetadata(k, com.google.protobuf.ByteString.copyFromUtf8(v)) }
+    b.build()
+  }
+
+  /** One column's metadata: its pages in row order, each encoding stored directly as an `Any`. */
+  def buildColumn(c: ColumnInfo): Array[Byte] = {
+    val b = File2Protos.ColumnMetadata.newBuilder()
+    c.columnEncoding.foreach(e => b.setEncoding(direct(e)))
+    c.pages.foreach { p =>
+      val pb = File2Protos.ColumnMetadata.Page.newBuilder().setLength(p.numRows).setPriority(p.priority).setEncoding(direct(p.encoding))
+      p.bufferOffsets.foreach(o => pb.addBufferOffsets(o))
+      p.bufferSizes.foreach(s => pb.addBufferSizes(s))
+      b.addPages(pb)
+    }
+    b.build().toByteArray
+  }
+
+  private def direct(e: EncodingAny): File2Protos.Encoding = {
+    val any = PbAny.newBuilder().setTypeUrl(e.typeUrl).setValue(com.google.protobuf.ByteString.copyFrom(e.value)).build()
+    File2Protos.Encoding.newBuilder().setDirect(File2Protos.DirectEncoding.newBuilder().setEncoding(any.toByteString)).build()
   }
 }

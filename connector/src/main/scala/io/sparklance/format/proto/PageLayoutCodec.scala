@@ -2,7 +2,7 @@ package io.sparklance.format.proto
 
 import scala.jdk.CollectionConverters._
 
-import com.google.protobuf.InvalidProtocolBufferException
+import com.google.protobuf.{ByteString, InvalidProtocolBufferException}
 
 import io.sparklance.format.EncodingAny
 import io.sparklance.format.encoding.{BufferCompression, CompressionScheme, CompressiveEncoding => CE}
@@ -10,7 +10,8 @@ import io.sparklance.format.layout.{PageLayout, RepDefLayer}
 import io.sparklance.util.Errors
 
 // Spec: protos/lance/encodings_v2_1.proto. Turns the page description of a 2.1/2.2
-// file into the Scala PageLayout / CompressiveEncoding trees.
+// file into the Scala PageLayout / CompressiveEncoding trees, and those trees back into the
+// protobuf a writer stores.
 
 object PageLayoutCodec {
   val PageLayoutTypeUrl = "/lance.encodings21.PageLayout"
@@ -138,5 +139,119 @@ object PageLayoutCodec {
     case P.CompressionCase.RANGE => CE.Unknown("range")
     case P.CompressionCase.DELTA => CE.Unknown("delta")
     case _ => throw Errors.corrupt(where, "a compressive encoding is empty")
+  }
+
+  // ---- build side (the file writer) ----
+
+  def toAny(layout: PageLayout): EncodingAny = EncodingAny(PageLayoutTypeUrl, layoutProto(layout).toByteArray)
+
+  private def layerProto(l: RepDefLayer): Encodings21Protos.RepDefLayer = l match {
+    case RepDefLayer.AllValidItem => Encodings21Protos.RepDefLayer.REPDEF_ALL_VALID_ITEM
+    case RepDefLayer.AllValidList => Encodings21Protos.RepDefLayer.REPDEF_ALL_VALID_LIST
+    case RepDefLayer.NullableItem => Encodings21Protos.RepDefLayer.REPDEF_NULLABLE_ITEM
+    case RepDefLayer.NullableList => Encodings21Protos.RepDefLayer.REPDEF_NULLABLE_LIST
+    case RepDefLayer.EmptyableList => Encodings21Protos.RepDefLayer.REPDEF_EMPTYABLE_LIST
+    case RepDefLayer.NullAndEmptyList => Encodings21Protos.RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST
+  }
+
+  private def layoutProto(layout: PageLayout): PL = {
+    val b = PL.newBuilder()
+    layout match {
+      case m: PageLayout.MiniBlock =>
+        val mb = Encodings21Protos.MiniBlockLayout.newBuilder()
+        m.repCompression.foreach(c => mb.setRepCompression(compressionProto(c)))
+        m.defCompression.foreach(c => mb.setDefCompression(compressionProto(c)))
+        mb.setValueCompression(compressionProto(m.valueCompression))
+        m.dictionary.foreach(c => mb.setDictionary(compressionProto(c)))
+        mb.setNumDictionaryItems(m.numDictionaryItems)
+        m.layers.foreach(l => mb.addLayers(layerProto(l)))
+        mb.setNumBuffers(m.numBuffers).setRepetitionIndexDepth(m.repetitionIndexDepth).setNumItems(m.numItems)
+          .setHasLargeChunk(m.hasLargeChunk)
+        b.setMiniBlockLayout(mb)
+      case f: PageLayout.FullZip =>
+        val fb = Encodings21Protos.FullZipLayout.newBuilder().setBitsRep(f.bitsRep).setBitsDef(f.bitsDef)
+        f.bitsPerValue.foreach(v => fb.setBitsPerValue(v.toInt))
+        f.bitsPerOffset.foreach(v => fb.setBitsPerOffset(v))
+        fb.setNumItems(f.numItems.toInt).setNumVisibleItems(f.numVisibleItems.toInt)
+          .setValueCompression(compressionProto(f.valueCompression))
+        f.layers.foreach(l => fb.addLayers(layerProto(l)))
+        b.setFullZipLayout(fb)
+      case c: PageLayout.Constant =>
+        val cb = Encodings21Protos.ConstantLayout.newBuilder()
+        c.layers.foreach(l => cb.addLayers(layerProto(l)))
+        c.inlineValue.foreach(v => cb.setInlineValue(ByteString.copyFrom(v)))
+        c.repCompression.foreach(r => cb.setRepCompression(compressionProto(r)))
+        c.defCompression.foreach(d => cb.setDefCompression(compressionProto(d)))
+        cb.setNumRepValues(c.numRepValues).setNumDefValues(c.numDefValues)
+        b.setConstantLayout(cb)
+      case bl: PageLayout.Blob =>
+        val bb = Encodings21Protos.BlobLayout.newBuilder().setInnerLayout(layoutProto(bl.inner))
+        bl.layers.foreach(l => bb.addLayers(layerProto(l)))
+        b.setBlobLayout(bb)
+    }
+    b.build()
+  }
+
+  private def bufferCompressionProto(c: BufferCompression): Encodings21Protos.BufferCompression = {
+    val b = Encodings21Protos.BufferCompression.newBuilder().setScheme(c.scheme match {
+      case CompressionScheme.Lz4 => Encodings21Protos.CompressionScheme.COMPRESSION_ALGORITHM_LZ4
+      case CompressionScheme.Zstd => Encodings21Protos.CompressionScheme.COMPRESSION_ALGORITHM_ZSTD
+    })
+    c.level.foreach(l => b.setLevel(l))
+    b.build()
+  }
+
+  def compressionProto(e: CE): P = {
+    val b = P.newBuilder()
+    e match {
+      case CE.Flat(bits, data) =>
+        val f = Encodings21Protos.Flat.newBuilder().setBitsPerValue(bits.toLong)
+        data.foreach(d => f.setData(bufferCompressionProto(d)))
+        b.setFlat(f)
+      case CE.Variable(offsets, values) =>
+        val v = Encodings21Protos.Variable.newBuilder().setOffsets(compressionProto(offsets))
+        values.foreach(d => v.setValues(bufferCompressionProto(d)))
+        b.setVariable(v)
+      case CE.Constant(value) =>
+        val c = Encodings21Protos.Constant.newBuilder()
+        value.foreach(v => c.setValue(ByteString.copyFrom(v)))
+        b.setConstant(c)
+      case CE.OutOfLineBitpacking(bits, values) =>
+        b.setOutOfLineBitpacking(Encodings21Protos.OutOfLineBitpacking.newBuilder()
+          .setUncompressedBitsPerValue(bits.toLong).setValues(compressionProto(values)))
+      case CE.InlineBitpacking(bits, values) =>
+        // The reader refuses buffer compression inside inline bit packing, so the writer never makes it.
+        if (values.isDefined) throw new IllegalArgumentException("cannot write inline bit packing with buffer compression")
+        b.setInlineBitpacking(Encodings21Protos.InlineBitpacking.newBuilder().setUncompressedBitsPerValue(bits.toLong))
+      case CE.Fsst(table, values) =>
+        b.setFsst(Encodings21Protos.Fsst.newBuilder().setSymbolTable(ByteString.copyFrom(table)).setValues(compressionProto(values)))
+      case CE.Dictionary(indices, items, n) =>
+        b.setDictionary(Encodings21Protos.Dictionary.newBuilder()
+          .setIndices(compressionProto(indices)).setItems(compressionProto(items)).setNumDictionaryItems(n.toInt))
+      case CE.Rle(values, runs) =>
+        b.setRle(Encodings21Protos.Rle.newBuilder().setValues(compressionProto(values)).setRunLengths(compressionProto(runs)))
+      case CE.ByteStreamSplit(values) =>
+        b.setByteStreamSplit(Encodings21Protos.ByteStreamSplit.newBuilder().setValues(compressionProto(values)))
+      case CE.General(c, values) =>
+        b.setGeneral(Encodings21Protos.General.newBuilder().setCompression(bufferCompressionProto(c)).setValues(compressionProto(values)))
+      case CE.FixedSizeList(n, hasValidity, values) =>
+        b.setFixedSizeList(Encodings21Protos.FixedSizeList.newBuilder()
+          .setItemsPerValue(n).setHasValidity(hasValidity).setValues(compressionProto(values)))
+      case CE.PackedStruct(bits, values) =>
+        val p = Encodings21Protos.PackedStruct.newBuilder().setValues(compressionProto(values))
+        bits.foreach(x => p.addBitsPerValue(x))
+        b.setPackedStruct(p)
+      case CE.VariablePackedStruct(fields) =>
+        val v = Encodings21Protos.VariablePackedStruct.newBuilder()
+        fields.foreach { f =>
+          val fb = Encodings21Protos.VariablePackedStruct.FieldEncoding.newBuilder().setValue(compressionProto(f.value))
+          f.bitsPerValue.foreach(x => fb.setBitsPerValue(x))
+          f.bitsPerLength.foreach(x => fb.setBitsPerLength(x))
+          v.addFields(fb)
+        }
+        b.setVariablePackedStruct(v)
+      case CE.Unknown(name) => throw new IllegalArgumentException(s"cannot write the unknown encoding '$name'")
+    }
+    b.build()
   }
 }

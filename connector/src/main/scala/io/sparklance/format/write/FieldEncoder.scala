@@ -1,0 +1,25 @@
+package io.sparklance.format.write
+
+import org.apache.arrow.vector.ValueVector
+
+import io.sparklance.format.EncodingAny
+
+// Spec: rust/lance-encoding/src/encoder.rs (FieldEncoder, EncodedPage). A field encoder turns
+// the values of one top-level field into pages of one or more columns (2.1+: one column per
+// leaf; 2.0: one per field and nested field), buffering up to the writer's per-column budget.
+
+/** One page of file column `column`, ready to be written: its buffers, the rows it covers and how it is encoded. */
+final case class EncodedPage(column: Int, buffers: IndexedSeq[Array[Byte]], numRows: Long, firstRow: Long, encoding: EncodingAny)
+
+trait FieldEncoder {
+  /** The columns this field takes, in file order. */
+  def numColumns: Int
+  /** Buffers rows `[from, from + count)` of `vector`, the field's values in the batch. */
+  def append(vector: ValueVector, from: Int, count: Int): Unit
+  /** Pages whose buffered data passed the budget. */
+  def readyPages(): Seq[EncodedPage]
+  /** Every buffered row as pages: the end of the file. */
+  def finish(): Seq[EncodedPage]
+  /** The column-level encoding of each column. */
+  def columnEncodings: IndexedSeq[EncodingAny]
+}

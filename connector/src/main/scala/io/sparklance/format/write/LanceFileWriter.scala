@@ -1,0 +1,127 @@
+package io.sparklance.format.write
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.arrow.vector.VectorSchemaRoot
+import org.apache.arrow.vector.types.pojo.Schema
+
+import io.sparklance.format._
+import io.sparklance.format.proto.FileMetadataCodec
+import io.sparklance.util.Errors
+
+// Spec: rust/lance-file/src/writer.rs (FileWriter: write_page, write_global_buffers, finish)
+// and lance-format-facts §13.1. A data file is written front to back:
+//   page buffers, each padded with 'H' (0x48) to a multiple of 64 bytes, as pages fill up;
+//   at the end: the remaining pages, global buffer 0 (the FileDescriptor: schema and row count),
+//   every column's metadata back to back, the column metadata offset table, the global buffer
+//   offset table and the 40-byte footer.
+// Nothing is ever rewritten, so the sink may be a stream (an S3 multipart upload).
+
+/** What a finished data file holds, as a manifest's DataFile records it. */
+final case class WrittenFile(numRows: Long, size: Long, version: FileVersion, fieldIds: IndexedSeq[Int], columnIndices: IndexedSeq[Int])
+
+/**
+ * Writes Arrow batches of `schema` (a Lance schema, field ids assigned) into one Lance data file.
+ * Call `write` for each batch, then `finish`; after a failure, `abort` and discard the file.
+ */
+final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options: FileWriterOptions = FileWriterOptions()) {
+  private val where = "the file writer"
+  private val arrowSchema: Schema = schema.toArrow(where)
+  private val encoders: IndexedSeq[FieldEncoder] = {
+    var column = 0
+    schema.fields.zip(arrowSchema.getFields.asScala).map { case (f, a) =>
+      val e = FieldEncoders.create(f, a, column, options)
+      column += e.numColumns
+      e
+    }
+  }
+  private val numColumns = encoders.map(_.numColumns).sum
+  private val pages = Array.fill(numColumns)(IndexedSeq.newBuilder[PageInfo])
+  private var rows = 0L
+  private var finished = false
+
+  def rowsWritten: Long = rows
+
+  /** Appends the rows of `batch`, whose schema must be the writer's (names, types, nullability). */
+  def write(batch: VectorSchemaRoot): Unit = {
+    if (finished) throw new IllegalStateException("the file writer has finished")
+    BatchCheck.check(arrowSchema, batch, where)
+    val n = batch.getRowCount
+    if (n == 0) return
+    var i = 0
+    while (i < encoders.length) {
+      encoders(i).append(batch.getVector(i), 0, n)
+      encoders(i).readyPages().foreach(writePage)
+      i += 1
+    }
+    rows += n
+  }
+
+  private def writePage(p: EncodedPage): Unit = {
+    val offsets = p.buffers.map { b =>
+      val at = sink.position
+      writePadded(b)
+      at
+    }
+    pages(p.column) += PageInfo(offsets, p.buffers.map(_.length.toLong), p.numRows, p.firstRow, p.encoding)
+  }
+
+  private def writePadded(b: Array[Byte]): Unit = {
+    sink.write(b)
+    val pad = (64 - (b.length & 63)) & 63
+    if (pad > 0) sink.write(LanceFileWriter.Padding, 0, pad)
+  }
+
+  /** Writes what is buffered and the file's metadata, and closes the sink. */
+  def finish(): WrittenFile = {
+    if (finished) throw new IllegalStateException("the file writer has finished")
+    finished = true
+    encoders.foreach(_.finish().foreach(writePage))
+    val descriptorAt = sink.position
+    val descriptor = FileMetadataCodec.buildDescriptor(FileDescriptor(flatFields, rows, schema.metadata))
+    sink.write(descriptor)
+    val columnMetaStart = sink.position
+    val columnEncodings = encoders.flatMap(_.columnEncodings)
+    val columnMeta = (0 until numColumns).map { c =>
+      val at = sink.position
+      val bytes = FileMetadataCodec.buildColumn(ColumnInfo(c, pages(c).result(), Some(columnEncodings(c))))
+      sink.write(bytes)
+      (at, bytes.length.toLong)
+    }
+    val cmoStart = sink.position
+    val tables = java.nio.ByteBuffer.allocate(16 * numColumns + 16 + FileFooter.Size).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+    columnMeta.foreach { case (at, len) => tables.putLong(at).putLong(len) }
+    val gboStart = cmoStart + 16L * numColumns
+    tables.putLong(descriptorAt).putLong(descriptor.length.toLong)
+    val (major, minor) = LanceFileWriter.footerVersion(options.version)
+    tables.putLong(columnMetaStart).putLong(cmoStart).putLong(gboStart).putInt(1).putInt(numColumns)
+      .putShort(major.toShort).putShort(minor.toShort).put(FileFooter.Magic)
+    sink.write(tables.array())
+    val size = sink.position
+    sink.close()
+    val leafIds = FieldEncoders.columnFieldIds(schema, options.version)
+    WrittenFile(rows, size, options.version, leafIds, leafIds.indices)
+  }
+
+  /** Closes the sink after a failure; the partial file must not be used. */
+  def abort(): Unit = if (!finished) { finished = true; try sink.close() catch { case _: Exception => () } }
+
+  // The file stores the schema of the fields it holds, flat, as the manifest does.
+  private def flatFields: IndexedSeq[FlatField] = {
+    def flat(f: LanceField, parent: Int): Iterator[FlatField] =
+      Iterator.single(FlatField(f.id, parent, f.name, f.logicalType, f.nullable, f.metadata)) ++ f.children.iterator.flatMap(flat(_, f.id))
+    schema.fields.iterator.flatMap(flat(_, -1)).toIndexedSeq
+  }
+}
+
+object LanceFileWriter {
+  private val Padding: Array[Byte] = Array.fill(64)(0x48.toByte)
+
+  /** The footer's (major, minor): 2.0 files say 0.3 (lance-format-facts §13.1). */
+  def footerVersion(v: FileVersion): (Int, Int) = v match {
+    case FileVersion.V2_0 => (0, 3)
+    case FileVersion.V2_1 => (2, 1)
+    case FileVersion.V2_2 => (2, 2)
+    case FileVersion.Legacy => throw Errors.unsupported("writing legacy (0.1) data files", "the file writer")
+  }
+}

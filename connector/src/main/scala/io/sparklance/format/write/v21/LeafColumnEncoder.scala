@@ -1,0 +1,144 @@
+package io.sparklance.format.write.v21
+
+import org.apache.arrow.vector.ValueVector
+
+import io.sparklance.format.{FileVersion, LanceField}
+import io.sparklance.format.encoding._
+import io.sparklance.format.layout.{PageLayout, RepDefLayer}
+import io.sparklance.format.proto.PageLayoutCodec
+import io.sparklance.format.write.EncodedPage
+
+// Spec: rust/lance-encoding/src/encodings/logical/primitive.rs (PrimitiveStructuralEncoder:
+// maybe_encode, do_flush, encode_page) and lance-format-facts §16. One leaf column of a 2.1/2.2
+// file: rows are shredded into levels and value slots as they arrive; a page is flushed when the
+// buffered values pass the budget, in the layout pylance picks for it:
+//  1. no value slot at all (every list null or empty): levels only (constant layout);
+//  2. every slot null: no buffers for a top-level leaf, levels only below structs or lists;
+//  3. values narrower than 256 bytes (or mini-block requested): mini-block;
+//  4. otherwise full-zip.
+
+/** The compressors a leaf column's pages use, chosen from the data (see the strategy). */
+private[write] trait ValueCompression {
+  def miniBlock(field: LanceField, values: DecodedValues, bitsPerOffset: Int): MiniBlockCompressor
+  def perValue(field: LanceField, values: DecodedValues, bitsPerOffset: Int): PerValueCompressor
+  /** Compresses the rep or def levels of a page's chunks; chosen once from all of the page's levels. */
+  def levels(all: FixedWidthValues): BlockCompressor
+}
+
+private[write] final class LeafColumnEncoder(
+    val field: LanceField,
+    scheme: LevelScheme,
+    values: LeafValues,
+    bitsPerOffset: Int,
+    column: Int,
+    version: FileVersion,
+    pageBytes: Long,
+    compression: ValueCompression) {
+
+  private val shredder = new RepDefShredder(scheme, values)
+  private var rowsBuffered = 0L
+  private var firstRow = 0L
+  private val requested = field.metadata.get("lance-encoding:structural-encoding").map(_.toLowerCase)
+
+  def append(top: ValueVector, from: Int, count: Int): Unit = {
+    shredder.shred(top, from, count)
+    rowsBuffered += count
+  }
+
+  def bufferedBytes: Long = values.bytes + shredder.numEntries * (if (scheme.maxRep > 0) 4 else 2)
+  def hasRows: Boolean = rowsBuffered > 0
+  def full: Boolean = bufferedBytes >= pageBytes
+
+  def flush(): EncodedPage = {
+    val numEntries = shredder.numEntries.toInt
+    val rep = if (shredder.rep != null) shredder.rep.toArray else null
+    val (layers, remap) = scheme.pageLayers(shredder.occurs)
+    val defs = if (shredder.hasDefs) {
+      val d = shredder.defs.toArray
+      var i = 0
+      while (i < d.length) { d(i) = remap(d(i).toInt); i += 1 }
+      d
+    } else null
+    var maxVisible = 0
+    var l = 1
+    while (l <= scheme.maxVisible) { maxVisible = math.max(maxVisible, remap(l).toInt); l += 1 }
+    val anyValid = countValid(defs, numEntries) > 0
+    val vals = values.take()
+    val rows = rowsBuffered
+    val page =
+      if (vals.count == 0 || !anyValid) {
+        if (scheme.nodes.isEmpty) (IndexedSeq.empty, PageLayout.Constant(IndexedSeq(RepDefLayer.NullableItem), None, None, None, 0, 0))
+        else levelsOnly(rep, defs, numEntries, layers)
+      } else if (requested.contains("miniblock") || (!requested.contains("fullzip") && narrow(vals))) miniBlock(vals, rep, defs, numEntries, maxVisible, layers)
+      else fullZip(vals, rep, defs, numEntries, maxVisible, layers)
+    val out = EncodedPage(column, page._1, rows, firstRow, PageLayoutCodec.toAny(page._2))
+    firstRow += rows
+    rowsBuffered = 0
+    shredder.reset()
+    out
+  }
+
+  private def countValid(defs: Array[Short], n: Int): Int =
+    if (defs == null) n else { var c = 0; var i = 0; while (i < n) { if (defs(i) == 0) c += 1; i += 1 }; c }
+
+  // primitive.rs is_narrow: every value under 256 bytes.
+  private def narrow(v: DecodedValues): Boolean = v match {
+    case f: FixedWidthValues => f.bitsPerValue / 8 < 256
+    case l: FixedSizeListValues => l.items match {
+      case f: FixedWidthValues => l.dimension.toLong * math.max(f.bitsPerValue, 8) / 8 < 256
+      case _ => false
+    }
+    case d: VariableData =>
+      var i = 0
+      while (i < d.count) { if (d.length(i) >= 256) return false; i += 1 }
+      true
+    case _ => true
+  }
+
+  private def levelBytes(levels: Array[Short], n: Int): FixedWidthValues = {
+    val out = new Array[Byte](n * 2)
+    var i = 0
+    while (i < n) { out(2 * i) = levels(i).toByte; out(2 * i + 1) = (levels(i) >> 8).toByte; i += 1 }
+    new FixedWidthValues(16, out, n)
+  }
+
+  // primitive.rs encode_complex_all_null: 2.1 stores the levels plain (u16), 2.2 compresses them.
+  private def levelsOnly(rep: Array[Short], defs: Array[Short], n: Int, layers: IndexedSeq[RepDefLayer]): (IndexedSeq[Array[Byte]], PageLayout) = {
+    val repV = Option(rep).map(levelBytes(_, n))
+    val defV = Option(defs).map(levelBytes(_, n))
+    if (version < FileVersion.V2_2)
+      (IndexedSeq(repV.fold(Array.emptyByteArray)(_.data), defV.fold(Array.emptyByteArray)(_.data)),
+        PageLayout.Constant(layers, None, None, None, 0, 0))
+    else {
+      val r = repV.map { v => val c = compression.levels(v); (c.compress(v), c.encoding) }
+      val d = defV.map { v => val c = compression.levels(v); (c.compress(v), c.encoding) }
+      (IndexedSeq(r.fold(Array.emptyByteArray)(_._1), d.fold(Array.emptyByteArray)(_._1)),
+        PageLayout.Constant(layers, None, r.map(_._2), d.map(_._2), if (rep == null) 0 else n, if (defs == null) 0 else n))
+    }
+  }
+
+  private def miniBlock(vals: DecodedValues, rep: Array[Short], defs: Array[Short], n: Int, maxVisible: Int,
+      layers: IndexedSeq[RepDefLayer]): (IndexedSeq[Array[Byte]], PageLayout) = {
+    val (compressed, encoding) = compression.miniBlock(field, vals, bitsPerOffset).compress(vals)
+    val repC = Option(rep).map(r => compression.levels(levelBytes(r, n)))
+    val defC = Option(defs).map(d => compression.levels(levelBytes(d, n)))
+    val large = version >= FileVersion.V2_2
+    val b = MiniBlockPageWriter.write(compressed, rep, defs, n, i => defs == null || defs(i) <= maxVisible,
+      scheme.maxRep, repC, defC, large)
+    (IndexedSeq(b.metadata, b.data) ++ b.repetitionIndex,
+      PageLayout.MiniBlock(repC.map(_.encoding), defC.map(_.encoding), encoding, None, 0, layers, compressed.numBuffers,
+        if (b.repetitionIndex.isDefined) 1 else 0, vals.count, large))
+  }
+
+  private def fullZip(vals: DecodedValues, rep: Array[Short], defs: Array[Short], n: Int, maxVisible: Int,
+      layers: IndexedSeq[RepDefLayer]): (IndexedSeq[Array[Byte]], PageLayout) = {
+    val (data, encoding) = compression.perValue(field, vals, bitsPerOffset).compress(vals)
+    val b = FullZipPageWriter.write(data, rep, defs, n, maxVisible, scheme.maxRep)
+    val (bpv, bpo) = data match {
+      case PerValueData.Fixed(bits, _, _) => (Some(bits), None)
+      case PerValueData.Variable(bits, _) => (None, Some(bits))
+    }
+    (IndexedSeq(b.zipped) ++ b.repetitionIndex,
+      PageLayout.FullZip(b.bitsRep, b.bitsDef, bpv, bpo, n, vals.count, encoding, layers))
+  }
+}

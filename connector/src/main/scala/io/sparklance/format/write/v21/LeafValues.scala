@@ -1,0 +1,196 @@
+package io.sparklance.format.write.v21
+
+import org.apache.arrow.vector._
+import org.apache.arrow.vector.complex.FixedSizeListVector
+import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision}
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
+
+import io.sparklance.format.encoding._
+import io.sparklance.format.write.{BitArrayBuilder, ByteArrayBuilder}
+import io.sparklance.util.Errors
+
+// Spec: rust/lance-encoding/src/data.rs (DataBlock::from_arrays): a 2.1+ leaf column stores one
+// value slot per visible item (lance-format-facts §15.3), in the forms format/encoding's
+// compressors take. The shredder decides which Arrow positions fill the slots; these
+// accumulators copy them out of the caller's Arrow buffers (which the caller reuses after each
+// batch) and hand a page's worth over as DecodedValues.
+
+/** The visible values of one leaf column, buffered until its page is flushed. */
+private[write] sealed trait LeafValues {
+  /** Appends the values at Arrow positions `[from, from + count)` of `leaf`. */
+  def appendRun(leaf: ValueVector, from: Int, count: Int): Unit
+  /** Appends a slot for a null item (its bytes are never read). */
+  def appendNull(): Unit
+  def count: Int
+  /** Bytes buffered, for the page budget. */
+  def bytes: Long
+  /** The buffered values as one page's values, and a fresh start. */
+  def take(): DecodedValues
+}
+
+private[write] object LeafValues {
+  /** The accumulator for a leaf of Arrow type `a`; `field` names it in errors. */
+  def forType(a: Field, field: String): LeafValues = a.getType match {
+    case _: ArrowType.Bool => new Booleans
+    case _: ArrowType.Null => new Nulls
+    case _: ArrowType.Utf8 | _: ArrowType.Binary => new Variable(large = false)
+    case _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary => new Variable(large = true)
+    case l: ArrowType.FixedSizeList =>
+      FixedWidth.bytes(a.getChildren.get(0).getType) match {
+        case Some(w) => new FixedSizeLists(l.getListSize, w)
+        case None => throw Errors.unsupported(s"writing fixed-size lists of ${a.getChildren.get(0).getType} (field '$field')", "the file writer")
+      }
+    case t => FixedWidth.bytes(t) match {
+      case Some(w) => new Fixed(w)
+      case None => throw Errors.unsupported(s"writing Arrow type $t (field '$field')", "the file writer")
+    }
+  }
+
+  /** Byte widths of the fixed-width Arrow types (booleans, 1 bit, are not among them). */
+  private object FixedWidth {
+    def bytes(t: ArrowType): Option[Int] = t match {
+      case i: ArrowType.Int => Some(i.getBitWidth / 8)
+      case f: ArrowType.FloatingPoint => Some(f.getPrecision match {
+        case FloatingPointPrecision.HALF => 2
+        case FloatingPointPrecision.SINGLE => 4
+        case FloatingPointPrecision.DOUBLE => 8
+      })
+      case d: ArrowType.Date => Some(if (d.getUnit == DateUnit.DAY) 4 else 8)
+      case t: ArrowType.Time => Some(t.getBitWidth / 8)
+      case _: ArrowType.Timestamp | _: ArrowType.Duration => Some(8)
+      case d: ArrowType.Decimal => Some(d.getBitWidth / 8)
+      case f: ArrowType.FixedSizeBinary => Some(f.getByteWidth)
+      case _ => None
+    }
+  }
+
+  final class Fixed(width: Int) extends LeafValues {
+    private val data = new ByteArrayBuilder()
+    private var n = 0
+    def count: Int = n
+    def bytes: Long = data.length
+    def appendRun(leaf: ValueVector, from: Int, len: Int): Unit = {
+      val out = data.reserve(len.toLong * width)
+      leaf.asInstanceOf[BaseFixedWidthVector].getDataBuffer.getBytes(from.toLong * width, out, data.length, len * width)
+      data.advance(len * width)
+      n += len
+    }
+    def appendNull(): Unit = { data.appendZeros(width); n += 1 }
+    def take(): DecodedValues = { val v = new FixedWidthValues(width * 8, data.toArray, n); data.clear(); n = 0; v }
+  }
+
+  final class Booleans extends LeafValues {
+    private val bits = new BitArrayBuilder
+    def count: Int = bits.length.toInt
+    def bytes: Long = bits.length / 8
+    def appendRun(leaf: ValueVector, from: Int, len: Int): Unit = {
+      val b = leaf.asInstanceOf[BitVector]
+      var i = 0
+      while (i < len) { bits.append(b.getBitsUnsafe(from + i)); i += 1 }
+    }
+    def appendNull(): Unit = bits.append(false)
+    def take(): DecodedValues = { val v = new FixedWidthValues(1, bits.toArray, count); bits.clear(); v }
+  }
+
+  private implicit final class BitVectorOps(private val b: BitVector) extends AnyVal {
+    // The value bit regardless of validity: a null slot's bit is never read back.
+    def getBitsUnsafe(i: Int): Boolean = (b.getDataBuffer.getByte(i >>> 3) & (1 << (i & 7))) != 0
+  }
+
+  /** Strings and binaries; `large` for 64-bit Arrow offsets (the page stores 64-bit offsets too). */
+  final class Variable(val large: Boolean) extends LeafValues {
+    private val data = new ByteArrayBuilder()
+    private var offsets = new Array[Int](1025)
+    private var n = 0
+    def count: Int = n
+    def bytes: Long = data.length + 4L * n
+    private def ensure(extra: Int): Unit =
+      if (n + extra + 1 > offsets.length) offsets = java.util.Arrays.copyOf(offsets, math.max(n + extra + 1, offsets.length * 2))
+    def appendRun(leaf: ValueVector, from: Int, len: Int): Unit = {
+      ensure(len)
+      val (start, end) = leaf match {
+        case v: BaseVariableWidthVector =>
+          val o = v.getOffsetBuffer
+          (o.getInt(from.toLong * 4).toLong, o.getInt((from + len).toLong * 4).toLong)
+        case v: BaseLargeVariableWidthVector =>
+          val o = v.getOffsetBuffer
+          (o.getLong(from.toLong * 8), o.getLong((from + len).toLong * 8))
+        case other => throw new IllegalStateException(s"not a variable-width vector: ${other.getClass}")
+      }
+      val total = end - start
+      val out = data.reserve(total)
+      val base = data.length
+      leaf match {
+        case v: BaseVariableWidthVector =>
+          v.getDataBuffer.getBytes(start, out, base, total.toInt)
+          val o = v.getOffsetBuffer
+          var i = 1
+          while (i <= len) { offsets(n + i) = base + (o.getInt((from + i).toLong * 4) - start).toInt; i += 1 }
+        case v: BaseLargeVariableWidthVector =>
+          v.getDataBuffer.getBytes(start, out, base, total.toInt)
+          val o = v.getOffsetBuffer
+          var i = 1
+          while (i <= len) { offsets(n + i) = base + (o.getLong((from + i).toLong * 8) - start).toInt; i += 1 }
+        case _ =>
+      }
+      data.advance(total.toInt)
+      n += len
+    }
+    def appendNull(): Unit = { ensure(1); offsets(n + 1) = offsets(n); n += 1 }
+    def take(): DecodedValues = {
+      val v = new VariableData(java.util.Arrays.copyOf(offsets, n + 1), data.toArray)
+      data.clear(); n = 0; offsets(0) = 0
+      v
+    }
+  }
+
+  /**
+   * Fixed-size lists of fixed-width items (vectors). A list is one value; its items' own
+   * validity, if any item is null, travels beside the items (the FixedSizeList encoding's
+   * has_validity), so a vector column gets no rep/def level per item.
+   */
+  final class FixedSizeLists(dimension: Int, itemWidth: Int) extends LeafValues {
+    private val items = new ByteArrayBuilder()
+    private val validity = new BitArrayBuilder
+    private var anyNullItem = false
+    private var n = 0
+    def count: Int = n
+    def bytes: Long = items.length
+    def appendRun(leaf: ValueVector, from: Int, len: Int): Unit = {
+      val f = leaf.asInstanceOf[FixedSizeListVector]
+      val inner = f.getDataVector.asInstanceOf[BaseFixedWidthVector]
+      val first = from.toLong * dimension
+      val total = len * dimension
+      val out = items.reserve(total.toLong * itemWidth)
+      inner.getDataBuffer.getBytes(first * itemWidth, out, items.length, total * itemWidth)
+      items.advance(total * itemWidth)
+      if (inner.getNullCount > 0 || anyNullItem) {
+        if (!anyNullItem) { anyNullItem = true; validity.appendOnes(n * dimension) }
+        var i = 0
+        while (i < total) { validity.append(!inner.isNull((first + i).toInt)); i += 1 }
+      }
+      n += len
+    }
+    def appendNull(): Unit = {
+      items.appendZeros(dimension * itemWidth)
+      if (anyNullItem) validity.appendOnes(dimension)
+      n += 1
+    }
+    def take(): DecodedValues = {
+      val v = new FixedSizeListValues(dimension, if (anyNullItem) validity.toArray else null,
+        new FixedWidthValues(itemWidth * 8, items.toArray, n * dimension), n)
+      items.clear(); validity.clear(); anyNullItem = false; n = 0
+      v
+    }
+  }
+
+  /** Arrow's null type: slots but no values. */
+  final class Nulls extends LeafValues {
+    private var n = 0
+    def count: Int = n
+    def bytes: Long = 0
+    def appendRun(leaf: ValueVector, from: Int, len: Int): Unit = n += len
+    def appendNull(): Unit = n += 1
+    def take(): DecodedValues = { val v = new NullValues(n); n = 0; v }
+  }
+}

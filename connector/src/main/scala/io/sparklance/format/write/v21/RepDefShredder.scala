@@ -1,0 +1,203 @@
+package io.sparklance.format.write.v21
+
+import org.apache.arrow.vector.ValueVector
+import org.apache.arrow.vector.complex.{BaseRepeatedValueVector, LargeListVector, StructVector}
+
+import io.sparklance.format.layout.RepDefLayer
+import io.sparklance.format.write.ShortArrayBuilder
+
+// Spec: rust/lance-encoding/src/repdef.rs (RepDefBuilder, serialize) and lance-format-facts
+// §15.3. In 2.1+ files only leaves have columns; every struct and list above a leaf becomes a
+// layer of repetition/definition levels in the leaf's pages.
+//
+// The shredder walks one leaf's path for a run of top-level rows and produces, per level entry,
+// a repetition level, a definition level and (for visible entries) a value slot. It numbers
+// definition levels as if every layer could be null (and every list empty): item layers take one
+// level, list layers two (null, then empty), innermost first. A page then keeps only the levels
+// that occurred (PageLevels), so a column without nulls has no definition levels at all.
+
+/** A node on the way from a top-level field down to a leaf, outermost first. */
+private[write] sealed trait PathNode
+private[write] object PathNode {
+  /** A struct; the path continues into child `child`. */
+  final case class Struct(child: Int) extends PathNode
+  /** A list, large list or map; the path continues into its items. */
+  case object List extends PathNode
+}
+
+/** The full-numbered levels of one leaf path (every layer present, every list null-and-empty). */
+private[write] final class LevelScheme(val nodes: IndexedSeq[PathNode]) {
+  /** Number of list nodes: the highest repetition level. */
+  val maxRep: Int = nodes.count(_ == PathNode.List)
+
+  // Levels, innermost first: the leaf's null level is 1, then each node outward.
+  private val nullLevel = new Array[Int](nodes.length)
+  private val emptyLevel = new Array[Int](nodes.length)
+  /** The leaf item's null level. */
+  val leafNull: Int = 1
+  /** The highest definition level (all layers counted). */
+  val maxDef: Int = {
+    var next = 2
+    var i = nodes.length - 1
+    while (i >= 0) {
+      nodes(i) match {
+        case PathNode.List => nullLevel(i) = next; emptyLevel(i) = next + 1; next += 2
+        case _: PathNode.Struct => nullLevel(i) = next; next += 1
+      }
+      i -= 1
+    }
+    next - 1
+  }
+  def nodeNull(i: Int): Int = nullLevel(i)
+  def nodeEmpty(i: Int): Int = emptyLevel(i)
+
+  /** Entries with a definition level up to this have a value slot: the layers inside the innermost list. */
+  val maxVisible: Int = {
+    val innermostList = nodes.lastIndexWhere(_ == PathNode.List)
+    if (innermostList < 0) maxDef else nullLevel(innermostList) - 1
+  }
+
+  /** The repetition level of node `i` if it is a list (outermost list = maxRep). */
+  def listRep(i: Int): Int = nodes.take(i + 1).count(_ == PathNode.List) match { case k => maxRep - k + 1 }
+
+  /**
+   * The page's layers (innermost first) given which full levels occur in it, and the map from
+   * full levels to the page's levels.
+   */
+  def pageLayers(occurs: Array[Boolean]): (IndexedSeq[RepDefLayer], Array[Short]) = {
+    val remap = new Array[Short](maxDef + 1)
+    val layers = IndexedSeq.newBuilder[RepDefLayer]
+    var next = 1
+    def item(full: Int): Unit =
+      if (occurs(full)) { remap(full) = next.toShort; next += 1; layers += RepDefLayer.NullableItem }
+      else layers += RepDefLayer.AllValidItem
+    item(leafNull)
+    var i = nodes.length - 1
+    while (i >= 0) {
+      nodes(i) match {
+        case _: PathNode.Struct => item(nullLevel(i))
+        case PathNode.List =>
+          val n = occurs(nullLevel(i))
+          val e = occurs(emptyLevel(i))
+          if (n) { remap(nullLevel(i)) = next.toShort; next += 1 }
+          if (e) { remap(emptyLevel(i)) = next.toShort; next += 1 }
+          layers += (if (n && e) RepDefLayer.NullAndEmptyList else if (n) RepDefLayer.NullableList
+            else if (e) RepDefLayer.EmptyableList else RepDefLayer.AllValidList)
+      }
+      i -= 1
+    }
+    (layers.result(), remap)
+  }
+}
+
+/**
+ * Shreds top-level rows into one leaf's levels and values. `rep` and `defs` receive one entry
+ * per level entry (rep only when the path has lists; defs lazily, see `defsMaterialized`).
+ */
+private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValues) {
+  val rep: ShortArrayBuilder = if (scheme.maxRep > 0) new ShortArrayBuilder() else null
+  val defs = new ShortArrayBuilder()
+  /** False while every definition level so far was 0; `defs` is then empty and `entries` counts. */
+  private var defsMaterialized = false
+  private var entries = 0L
+  /** Which full definition levels occurred since the last `reset`. */
+  val occurs = new Array[Boolean](scheme.maxDef + 1)
+
+  def numEntries: Long = entries
+  def hasDefs: Boolean = defsMaterialized
+  def reset(): Unit = {
+    if (rep != null) rep.clear()
+    defs.clear(); defsMaterialized = false; entries = 0
+    java.util.Arrays.fill(occurs, false)
+  }
+
+  /** Shreds rows `[from, from + count)` of the top-level vector `top`. */
+  def shred(top: ValueVector, from: Int, count: Int): Unit = {
+    var n = count
+    var pos = new Array[Int](n)
+    var i = 0
+    while (i < n) { pos(i) = from + i; i += 1 }
+    var reps: Array[Short] = if (scheme.maxRep > 0) Array.fill(n)(scheme.maxRep.toShort) else null
+    var d = new Array[Short](n)
+    var vec = top
+    var k = 0
+    while (k < scheme.nodes.length) {
+      scheme.nodes(k) match {
+        case PathNode.Struct(child) =>
+          markNulls(vec, pos, d, n, scheme.nodeNull(k))
+          vec = vec.asInstanceOf[StructVector].getChildByOrdinal(child)
+        case PathNode.List =>
+          val nullL = scheme.nodeNull(k).toShort
+          val emptyL = scheme.nodeEmpty(k).toShort
+          val listRep = scheme.listRep(k).toShort
+          val large = vec.isInstanceOf[LargeListVector]
+          def start(p: Int): Long = if (large) vec.asInstanceOf[LargeListVector].getOffsetBuffer.getLong(p.toLong * 8)
+            else vec.asInstanceOf[BaseRepeatedValueVector].getOffsetBuffer.getInt(p.toLong * 4).toLong
+          var m = 0L
+          i = 0
+          while (i < n) {
+            if (d(i) == 0 && !vec.isNull(pos(i))) m += math.max(1L, start(pos(i) + 1) - start(pos(i))) else m += 1
+            i += 1
+          }
+          if (m > Int.MaxValue - 16) throw new IllegalStateException("a batch expands to more than 2^31 list items")
+          val pos2 = new Array[Int](m.toInt)
+          val rep2 = new Array[Short](m.toInt)
+          val d2 = new Array[Short](m.toInt)
+          var j = 0
+          i = 0
+          while (i < n) {
+            if (d(i) != 0) { pos2(j) = pos(i); rep2(j) = reps(i); d2(j) = d(i); j += 1 }
+            else if (vec.isNull(pos(i))) { rep2(j) = reps(i); d2(j) = nullL; j += 1 }
+            else {
+              val s = start(pos(i)); val e = start(pos(i) + 1)
+              if (s == e) { rep2(j) = reps(i); d2(j) = emptyL; j += 1 }
+              else {
+                var c = s
+                while (c < e) { pos2(j) = c.toInt; rep2(j) = if (c == s) reps(i) else listRep; j += 1; c += 1 }
+              }
+            }
+            i += 1
+          }
+          pos = pos2; reps = rep2; d = d2; n = m.toInt
+          vec = vec match {
+            case l: LargeListVector => l.getDataVector
+            case l: BaseRepeatedValueVector => l.getDataVector
+            case other => throw new IllegalStateException(s"not a list vector: ${other.getClass}")
+          }
+      }
+      k += 1
+    }
+    markNulls(vec, pos, d, n, scheme.leafNull)
+    emit(vec, pos, reps, d, n)
+  }
+
+  private def markNulls(vec: ValueVector, pos: Array[Int], d: Array[Short], n: Int, level: Int): Unit =
+    if (vec.getNullCount > 0) {
+      var i = 0
+      while (i < n) { if (d(i) == 0 && vec.isNull(pos(i))) d(i) = level.toShort; i += 1 }
+    }
+
+  private def emit(leaf: ValueVector, pos: Array[Int], reps: Array[Short], d: Array[Short], n: Int): Unit = {
+    if (rep != null) rep.appendAll(reps, n)
+    var anyDef = false
+    var i = 0
+    while (i < n) { if (d(i) != 0) { anyDef = true; occurs(d(i)) = true }; i += 1 }
+    if (anyDef && !defsMaterialized) { defs.appendZeros(entries.toInt); defsMaterialized = true }
+    if (defsMaterialized) defs.appendAll(d, n)
+    entries += n
+    // Value slots: runs of consecutive Arrow positions of valid items are copied at once.
+    val maxVisible = scheme.maxVisible
+    i = 0
+    while (i < n) {
+      if (d(i) == 0) {
+        var j = i + 1
+        while (j < n && d(j) == 0 && pos(j) == pos(j - 1) + 1) j += 1
+        values.appendRun(leaf, pos(i), j - i)
+        i = j
+      } else {
+        if (d(i) <= maxVisible) values.appendNull()
+        i += 1
+      }
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.sparklance.format.write.v21
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.arrow.vector.ValueVector
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
+
+import io.sparklance.format.{EncodingAny, FileVersion, LanceField}
+import io.sparklance.format.proto.ArrayEncodingCodec
+import io.sparklance.format.write.{EncodedPage, FieldEncoder, FileWriterOptions}
+import io.sparklance.util.Errors
+
+// Spec: rust/lance-encoding/src/encoder.rs (StructuralEncodingStrategy) and lance-format-facts
+// §13.2: in 2.1+ only leaves have columns, numbered depth first; structs and lists are levels in
+// their leaves' pages. A fixed-size list of fixed-width items is one leaf (a vector).
+
+private[write] final class StructuralFieldEncoder(
+    top: LanceField,
+    arrow: Field,
+    firstColumn: Int,
+    options: FileWriterOptions,
+    compression: ValueCompression) extends FieldEncoder {
+
+  /** The leaves, depth first, each with its path of nodes and the Arrow leaf type. */
+  val leaves: IndexedSeq[LeafColumnEncoder] = {
+    val out = IndexedSeq.newBuilder[LeafColumnEncoder]
+    var column = firstColumn
+    def walk(f: LanceField, a: Field, nodes: Vector[PathNode]): Unit = a.getType match {
+      case _: ArrowType.Struct =>
+        if (!f.columnsOwnedByLeaves)
+          throw Errors.unsupported(s"writing packed struct or blob field '${f.name}'", "the file writer")
+        if (f.children.isEmpty) throw Errors.unsupported(s"writing the empty struct field '${f.name}'", "the file writer")
+        a.getChildren.asScala.zip(f.children).zipWithIndex.foreach { case ((ca, cf), i) => walk(cf, ca, nodes :+ PathNode.Struct(i)) }
+      case _: ArrowType.List | _: ArrowType.LargeList | _: ArrowType.Map =>
+        walk(f.children.head, a.getChildren.get(0), nodes :+ PathNode.List)
+      case t =>
+        val bitsPerOffset = t match {
+          case _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary => 64
+          case _ => 32
+        }
+        out += new LeafColumnEncoder(f, new LevelScheme(nodes), LeafValues.forType(a, f.name), bitsPerOffset, column,
+          options.version, options.pageBytes, compression)
+        column += 1
+    }
+    walk(top, arrow, Vector.empty)
+    out.result()
+  }
+
+  def numColumns: Int = leaves.length
+
+  def append(vector: ValueVector, from: Int, count: Int): Unit = leaves.foreach(_.append(vector, from, count))
+
+  def readyPages(): Seq[EncodedPage] = leaves.filter(_.full).map(_.flush())
+
+  def finish(): Seq[EncodedPage] = leaves.filter(_.hasRows).map(_.flush())
+
+  // Every 2.1+ column says "values" at column level, as pylance writes (lance-format-facts §13.2).
+  def columnEncodings: IndexedSeq[EncodingAny] = leaves.map(_ => ArrayEncodingCodec.valuesColumnEncoding)
+}
