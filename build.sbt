@@ -59,7 +59,8 @@ lazy val connector = (project in file("connector"))
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
     Test / envVars := Map(
       "SPARK_LANCE_GOLDEN" -> ((ThisBuild / baseDirectory).value / "target" / "golden").getAbsolutePath,
-      "SPARK_LANCE_VENV" -> ((ThisBuild / baseDirectory).value / ".venv").getAbsolutePath
+      "SPARK_LANCE_VENV" -> ((ThisBuild / baseDirectory).value / ".venv").getAbsolutePath,
+      "SPARK_LANCE_REPO" -> (ThisBuild / baseDirectory).value.getAbsolutePath
     ),
     assembly / assemblyJarName := s"spark-lance-${version.value}.jar",
     assemblyPackageScala / assembleArtifact := false,

@@ -129,6 +129,9 @@ final case class FlatField(
 /** A Lance schema: top-level fields plus schema-level metadata. */
 final case class LanceSchema(fields: IndexedSeq[LanceField], metadata: Map[String, String]) {
 
+  /** The highest field id in the schema (-1 for none): a new field takes the next one. */
+  def maxId: Int = if (fields.isEmpty) -1 else fields.iterator.flatMap(_.preOrder).map(_.id).max
+
   lazy val byId: Map[Int, LanceField] = fields.iterator.flatMap(_.preOrder).map(f => f.id -> f).toMap
 
   def field(name: String): Option[LanceField] = fields.find(_.name == name)
@@ -138,8 +141,73 @@ final case class LanceSchema(fields: IndexedSeq[LanceField], metadata: Map[Strin
       if (metadata.isEmpty) null else metadata.asJava)
 }
 
-/** Lance logical type strings (rust/lance-core/src/datatypes.rs) as Arrow types. */
+object LanceSchema {
+
+  /**
+   * The Lance schema of an Arrow schema, field ids assigned depth first from `firstId`
+   * (rust/lance-core/src/datatypes/schema.rs: a new dataset numbers its fields 0, 1, ...).
+   * Fixed-size lists have no child field in a Lance schema; their item type is in the logical
+   * type. `where` names the schema in errors.
+   */
+  def fromArrow(schema: org.apache.arrow.vector.types.pojo.Schema, where: String, firstId: Int = 0): LanceSchema = {
+    var next = firstId
+    def convert(f: Field): LanceField = {
+      val id = next
+      next += 1
+      val children = f.getType match {
+        case _: ArrowType.FixedSizeList => IndexedSeq.empty
+        case _ => f.getChildren.asScala.map(convert).toIndexedSeq
+      }
+      val meta = Option(f.getMetadata).map(_.asScala.toMap).getOrElse(Map.empty[String, String])
+      LanceField(id, f.getName, LogicalType.of(f, where), f.isNullable, meta, children)
+    }
+    val fields = schema.getFields.asScala.map(convert).toIndexedSeq
+    LanceSchema(fields, Option(schema.getCustomMetadata).map(_.asScala.toMap).getOrElse(Map.empty))
+  }
+}
+
+/** Lance logical type strings (rust/lance-core/src/datatypes.rs) as Arrow types, and back. */
 object LogicalType {
+
+  private def unitName(u: TimeUnit): String = u match {
+    case TimeUnit.SECOND => "s"
+    case TimeUnit.MILLISECOND => "ms"
+    case TimeUnit.MICROSECOND => "us"
+    case TimeUnit.NANOSECOND => "ns"
+  }
+
+  /** The logical type string of an Arrow field, as `LogicalType::try_from(&DataType)` spells it. */
+  def of(f: Field, where: String): String = f.getType match {
+    case _ if f.getDictionary != null =>
+      throw Errors.unsupported(s"writing the dictionary-encoded Arrow field '${f.getName}'; decode it to its value type first", where)
+    case _: ArrowType.Null => "null"
+    case _: ArrowType.Bool => "bool"
+    case i: ArrowType.Int => s"${if (i.getIsSigned) "" else "u"}int${i.getBitWidth}"
+    case fp: ArrowType.FloatingPoint => fp.getPrecision match {
+      case FloatingPointPrecision.HALF => "halffloat"
+      case FloatingPointPrecision.SINGLE => "float"
+      case FloatingPointPrecision.DOUBLE => "double"
+    }
+    case d: ArrowType.Decimal => s"decimal:${d.getBitWidth}:${d.getPrecision}:${d.getScale}"
+    case _: ArrowType.Utf8 | _: ArrowType.Utf8View => "string"
+    case _: ArrowType.Binary | _: ArrowType.BinaryView => "binary"
+    case _: ArrowType.LargeUtf8 => "large_string"
+    case _: ArrowType.LargeBinary => "large_binary"
+    case d: ArrowType.Date => if (d.getUnit == DateUnit.DAY) "date32:day" else "date64:ms"
+    case t: ArrowType.Time => s"time${t.getBitWidth}:${unitName(t.getUnit)}"
+    case t: ArrowType.Timestamp => s"timestamp:${unitName(t.getUnit)}:${Option(t.getTimezone).getOrElse("-")}"
+    case d: ArrowType.Duration => s"duration:${unitName(d.getUnit)}"
+    case _: ArrowType.Struct => "struct"
+    case _: ArrowType.List => if (f.getChildren.get(0).getType.isInstanceOf[ArrowType.Struct]) "list.struct" else "list"
+    case _: ArrowType.LargeList => if (f.getChildren.get(0).getType.isInstanceOf[ArrowType.Struct]) "large_list.struct" else "large_list"
+    case l: ArrowType.FixedSizeList => s"fixed_size_list:${of(f.getChildren.get(0), where)}:${l.getListSize}"
+    case b: ArrowType.FixedSizeBinary => s"fixed_size_binary:${b.getByteWidth}"
+    case m: ArrowType.Map =>
+      if (m.getKeysSorted) throw Errors.unsupported(s"map field '${f.getName}' with sorted keys (Lance stores maps with unsorted keys only)", where)
+      "map"
+    case other => throw Errors.unsupported(s"Arrow type $other of field '${f.getName}'", where)
+  }
+
   sealed trait Parsed
   final case class Plain(arrow: ArrowType) extends Parsed
   final case class FixedSizeList(item: ArrowType, size: Int) extends Parsed

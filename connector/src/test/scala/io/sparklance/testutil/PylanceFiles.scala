@@ -1,0 +1,65 @@
+package io.sparklance.testutil
+
+import java.io.{File, FileOutputStream}
+import java.nio.charset.StandardCharsets.UTF_8
+
+import org.apache.arrow.vector.VectorSchemaRoot
+import org.apache.arrow.vector.ipc.ArrowFileWriter
+
+import io.sparklance.util.Json
+
+/**
+ * pylance as the oracle of the files our writer produces: `dev/golden/read_file.py` reads each
+ * data file with `lance.file.LanceFileReader` and compares it, value by value and type by type,
+ * with the Arrow IPC file of what was written. One Python process checks many files.
+ */
+object PylanceFiles {
+
+  /** What pylance made of one file: equal or not, why not, and the page encodings per column. */
+  final case class Verdict(file: String, equal: Boolean, error: Option[String], diff: Seq[String], pageEncodings: Seq[Seq[String]]) {
+    def problem: String = error.getOrElse(diff.mkString("; "))
+  }
+
+  /** Writes the batches, as they were given to the writer, to an Arrow IPC file. */
+  def writeExpected(batches: Seq[VectorSchemaRoot], file: File): Unit = {
+    val out = new FileOutputStream(file)
+    try {
+      val root = batches.head
+      val w = new ArrowFileWriter(root, null, out.getChannel)
+      w.start()
+      // ArrowFileWriter writes the root it was built with; each batch is written through it.
+      batches.foreach { b =>
+        if (b ne root) new org.apache.arrow.vector.VectorUnloader(b).getRecordBatch match {
+          case rb => try { new org.apache.arrow.vector.VectorLoader(root).load(rb) } finally rb.close()
+        }
+        w.writeBatch()
+      }
+      w.end()
+      w.close()
+    } finally out.close()
+  }
+
+  /** Checks `(expected Arrow file, Lance file)` pairs with pylance. */
+  def check(pairs: Seq[(File, File)]): Seq[Verdict] = {
+    val venv = sys.env.getOrElse("SPARK_LANCE_VENV", throw new IllegalStateException("SPARK_LANCE_VENV is not set (sbt sets it)"))
+    val repo = sys.env.getOrElse("SPARK_LANCE_REPO", throw new IllegalStateException("SPARK_LANCE_REPO is not set (sbt sets it)"))
+    val script = new File(repo, "dev/golden/read_file.py")
+    val cmd = Seq(new File(venv, "bin/python").getPath, script.getPath) ++ pairs.flatMap { case (e, l) => Seq(e.getPath, l.getPath) }
+    val p = new ProcessBuilder(cmd: _*).redirectErrorStream(false).start()
+    val stdout = new String(p.getInputStream.readAllBytes(), UTF_8)
+    val stderr = new String(p.getErrorStream.readAllBytes(), UTF_8)
+    p.waitFor()
+    val lines = stdout.linesIterator.filter(_.startsWith("{")).toVector
+    if (lines.length != pairs.length)
+      throw new IllegalStateException(s"read_file.py answered ${lines.length} of ${pairs.length} files (exit ${p.exitValue()}):\n$stdout\n$stderr")
+    lines.map { line =>
+      val m = Json.parse(line).asInstanceOf[Map[String, Any]]
+      Verdict(
+        m("file").toString,
+        m("equal") == true,
+        m.get("error").map(_.toString),
+        m.get("diff").map(_.asInstanceOf[Seq[Any]].map(_.toString)).getOrElse(Nil),
+        m.get("columns").map(_.asInstanceOf[Seq[Any]].map(_.asInstanceOf[Seq[Any]].map(_.toString))).getOrElse(Nil))
+    }
+  }
+}
