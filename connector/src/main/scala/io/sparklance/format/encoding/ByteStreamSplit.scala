@@ -80,6 +80,41 @@ object ByteStreamSplit {
     out
   }
 
+  /**
+   * The mini-block compressor (byte_stream_split.rs `ByteStreamSplitEncoder`): chunks of 1024
+   * 32-bit or 512 64-bit values, each split into byte planes on its own.
+   */
+  final class MiniBlock(bits: Int) extends MiniBlockCompressor {
+    require(bits == 32 || bits == 64, s"byte stream split of $bits-bit values")
+    private val width = bits / 8
+    private val perChunk = if (bits == 32) 1024 else 512
+
+    def compress(values: DecodedValues): (MiniBlockCompressed, CompressiveEncoding) = values match {
+      case f: FixedWidthValues if f.bitsPerValue == bits =>
+        val n = f.count
+        val out = new Array[Byte](Math.multiplyExact(n, width))
+        val chunks = IndexedSeq.newBuilder[MiniBlockChunk]
+        var pos = 0
+        while (pos < n) {
+          val here = math.min(perChunk, n - pos)
+          val base = pos * width
+          var plane = 0
+          while (plane < width) {
+            val dst = base + plane * here
+            val src = f.offset + base + plane
+            var i = 0
+            while (i < here) { out(dst + i) = f.data(src + i * width); i += 1 }
+            plane += 1
+          }
+          pos += here
+          chunks += MiniBlockChunk(IndexedSeq(here * width), if (pos == n) 0 else Integer.numberOfTrailingZeros(here))
+        }
+        (new MiniBlockCompressed(if (n == 0) IndexedSeq.empty else IndexedSeq(out), chunks.result(), n),
+          CompressiveEncoding.ByteStreamSplit(CompressiveEncoding.Flat(bits, None)))
+      case other => throw new IllegalArgumentException(s"$bits-bit byte stream split cannot hold ${other.describe}")
+    }
+  }
+
   private def planes(src: Bytes, numValues: Int, width: Int): Array[Byte] = {
     // The writer records each buffer's exact size and the Rust reader insists on it.
     if (numValues < 0 || numValues.toLong * width != src.length)

@@ -17,6 +17,16 @@ package io.sparklance.format.encoding
  */
 final case class MiniBlockChunk(bufferSizes: IndexedSeq[Int], logNumValues: Int)
 
+object MiniBlockChunk {
+  /**
+   * The most bytes the fixed-size chunkers aim a chunk's values at (miniblock.rs
+   * `MAX_MINIBLOCK_BYTES`, 8 KiB less the 6 header bytes of a chunk with one value buffer).
+   */
+  final val MaxBytes = 8 * 1024 - 6
+  /** The most values one chunk holds (miniblock.rs `MAX_MINIBLOCK_VALUES`, 2^12). */
+  final val MaxValues = 4096
+}
+
 /**
  * A page's values compressed into chunks. `buffers(b)` holds buffer `b` of every chunk back to
  * back (chunk `k`'s part is `chunks(k).bufferSizes(b)` bytes long); the page writer interleaves

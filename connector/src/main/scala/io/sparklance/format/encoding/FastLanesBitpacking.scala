@@ -351,6 +351,9 @@ object FastLanesBitpacking {
     /** Reads `count` little-endian words at `src(off)` into `dst(dstOff until dstOff + count)`, bounds-checked. */
     def readWords(src: Bytes, off: Long, dst: AnyRef, dstOff: Int, count: Int, what: => String): Unit
 
+    /** Reads `count` little-endian words at `src(off)` into `dst(dstOff until dstOff + count)`, in bulk. */
+    def loadWords(src: Array[Byte], off: Int, dst: AnyRef, dstOff: Int, count: Int): Unit
+
     /** Writes `count` words from `src(srcOff)` little-endian at `dst`'s position and advances it. */
     def writeWords(src: AnyRef, srcOff: Int, count: Int, dst: ByteBuffer): Unit
 
@@ -360,6 +363,9 @@ object FastLanesBitpacking {
     /** The unsigned header word at `src(off)`. */
     def readUnsigned(src: Bytes, off: Long): Long
     def putWord(dst: ByteBuffer, value: Long): Unit
+
+    protected final def le(src: Array[Byte], off: Int, len: Int): ByteBuffer =
+      ByteBuffer.wrap(src, off, len).slice().order(ByteOrder.LITTLE_ENDIAN)
 
     protected final def view(src: Bytes, off: Long, count: Int, what: => String): ByteBuffer = {
       src.check(off, count.toLong * bytes, what)
@@ -376,6 +382,8 @@ object FastLanesBitpacking {
       pack8(w, i.asInstanceOf[Array[Byte]], io, p.asInstanceOf[Array[Byte]], po)
     def readWords(src: Bytes, off: Long, dst: AnyRef, dstOff: Int, count: Int, what: => String): Unit =
       view(src, off, count, what).get(dst.asInstanceOf[Array[Byte]], dstOff, count)
+    def loadWords(src: Array[Byte], off: Int, dst: AnyRef, dstOff: Int, count: Int): Unit =
+      System.arraycopy(src, off, dst, dstOff, count)
     def writeWords(s: AnyRef, so: Int, count: Int, dst: ByteBuffer): Unit =
       dst.put(s.asInstanceOf[Array[Byte]], so, count)
     def or(values: AnyRef, off: Int, n: Int): Long = {
@@ -395,6 +403,8 @@ object FastLanesBitpacking {
       pack16(w, i.asInstanceOf[Array[Short]], io, p.asInstanceOf[Array[Short]], po)
     def readWords(src: Bytes, off: Long, dst: AnyRef, dstOff: Int, count: Int, what: => String): Unit =
       view(src, off, count, what).asShortBuffer().get(dst.asInstanceOf[Array[Short]], dstOff, count)
+    def loadWords(src: Array[Byte], off: Int, dst: AnyRef, dstOff: Int, count: Int): Unit =
+      le(src, off, count * 2).asShortBuffer().get(dst.asInstanceOf[Array[Short]], dstOff, count)
     def writeWords(s: AnyRef, so: Int, count: Int, dst: ByteBuffer): Unit = {
       dst.asShortBuffer().put(s.asInstanceOf[Array[Short]], so, count)
       dst.position(dst.position() + count * 2)
@@ -416,6 +426,8 @@ object FastLanesBitpacking {
       pack32(w, i.asInstanceOf[Array[Int]], io, p.asInstanceOf[Array[Int]], po)
     def readWords(src: Bytes, off: Long, dst: AnyRef, dstOff: Int, count: Int, what: => String): Unit =
       view(src, off, count, what).asIntBuffer().get(dst.asInstanceOf[Array[Int]], dstOff, count)
+    def loadWords(src: Array[Byte], off: Int, dst: AnyRef, dstOff: Int, count: Int): Unit =
+      le(src, off, count * 4).asIntBuffer().get(dst.asInstanceOf[Array[Int]], dstOff, count)
     def writeWords(s: AnyRef, so: Int, count: Int, dst: ByteBuffer): Unit = {
       dst.asIntBuffer().put(s.asInstanceOf[Array[Int]], so, count)
       dst.position(dst.position() + count * 4)
@@ -437,6 +449,8 @@ object FastLanesBitpacking {
       pack64(w, i.asInstanceOf[Array[Long]], io, p.asInstanceOf[Array[Long]], po)
     def readWords(src: Bytes, off: Long, dst: AnyRef, dstOff: Int, count: Int, what: => String): Unit =
       view(src, off, count, what).asLongBuffer().get(dst.asInstanceOf[Array[Long]], dstOff, count)
+    def loadWords(src: Array[Byte], off: Int, dst: AnyRef, dstOff: Int, count: Int): Unit =
+      le(src, off, count * 8).asLongBuffer().get(dst.asInstanceOf[Array[Long]], dstOff, count)
     def writeWords(s: AnyRef, so: Int, count: Int, dst: ByteBuffer): Unit = {
       dst.asLongBuffer().put(s.asInstanceOf[Array[Long]], so, count)
       dst.position(dst.position() + count * 8)

@@ -13,12 +13,11 @@
 package io.sparklance.format.encoding
 
 import java.io.{ByteArrayInputStream, IOException}
-import java.nio.{ByteBuffer, ByteOrder}
 
-import com.github.luben.zstd.{Zstd, ZstdInputStreamNoFinalizer}
+import com.github.luben.zstd.{Zstd, ZstdCompressCtx, ZstdInputStreamNoFinalizer}
 import net.jpountz.lz4.{LZ4Exception, LZ4Factory}
 
-import io.sparklance.util.{Bytes, Errors}
+import io.sparklance.util.{Bytes, Errors, LittleEndian => LE}
 
 object GeneralCompression {
 
@@ -68,11 +67,46 @@ object GeneralCompression {
   }
 
   /** `[u64 LE length][frame]`, the form the Rust writer produces. */
-  def compressZstd(data: Array[Byte], level: Int = DefaultZstdLevel): Array[Byte] = {
-    val frame = Zstd.compress(data, level)
-    val out = new Array[Byte](8 + frame.length)
-    ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN).putLong(data.length.toLong).put(frame)
-    out
+  def compressZstd(data: Array[Byte], level: Int = DefaultZstdLevel): Array[Byte] =
+    compress(BufferCompression(CompressionScheme.Zstd, Some(level)), data)
+
+  /** Compresses one buffer in the framing of `compression`. */
+  def compress(compression: BufferCompression, data: Array[Byte]): Array[Byte] = {
+    val c = new Compressor(compression)
+    try c.compress(data, 0, data.length) finally c.close()
+  }
+
+  /**
+   * Compresses buffers with one scheme, each in the framing above. A writer keeps one per page:
+   * the zstd context is set up once rather than per buffer. Not thread-safe; close it after use.
+   */
+  final class Compressor(compression: BufferCompression) extends AutoCloseable {
+    private var zstd: ZstdCompressCtx = _
+
+    /** The most bytes `compress` writes for `len` input bytes. */
+    def bound(len: Int): Int = compression.scheme match {
+      case CompressionScheme.Zstd => Math.toIntExact(8 + Zstd.compressBound(len.toLong))
+      case CompressionScheme.Lz4 => 4 + lz4Compressor.maxCompressedLength(len)
+    }
+
+    /** Compresses `src(off until off + len)` to `dst(at)`, which has `bound(len)` bytes free; returns the bytes written. */
+    def compress(src: Array[Byte], off: Int, len: Int, dst: Array[Byte], at: Int): Int = compression.scheme match {
+      case CompressionScheme.Zstd =>
+        if (zstd == null) zstd = new ZstdCompressCtx().setLevel(compression.level.getOrElse(DefaultZstdLevel))
+        LE.putLong(dst, at, len.toLong)
+        8 + zstd.compressByteArray(dst, at + 8, dst.length - at - 8, src, off, len)
+      case CompressionScheme.Lz4 =>
+        LE.putInt(dst, at, len)
+        4 + lz4Compressor.compress(src, off, len, dst, at + 4, dst.length - at - 4)
+    }
+
+    /** Compresses `src(off until off + len)` into a buffer of its own. */
+    def compress(src: Array[Byte], off: Int, len: Int): Array[Byte] = {
+      val out = new Array[Byte](bound(len))
+      java.util.Arrays.copyOf(out, compress(src, off, len, out, 0))
+    }
+
+    def close(): Unit = if (zstd != null) { zstd.close(); zstd = null }
   }
 
   /** Decompresses an lz4 buffer whose output may be at most `maxBytes` bytes long. */
@@ -93,13 +127,7 @@ object GeneralCompression {
   }
 
   /** `[u32 LE length][raw LZ4 block]`. */
-  def compressLz4(data: Array[Byte]): Array[Byte] = {
-    val max = lz4Compressor.maxCompressedLength(data.length)
-    val out = new Array[Byte](4 + max)
-    ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN).putInt(data.length)
-    val n = lz4Compressor.compress(data, 0, data.length, out, 4, max)
-    java.util.Arrays.copyOf(out, 4 + n)
-  }
+  def compressLz4(data: Array[Byte]): Array[Byte] = compress(BufferCompression(CompressionScheme.Lz4, None), data)
 
   private def limit(maxBytes: Long): Int = math.min(maxBytes, MaxArrayBytes.toLong).toInt
 

@@ -87,21 +87,32 @@ object InlineBitpacking {
 
   private def encode(k: WordKind, values: AnyRef, off: Int, n: Int): Array[Byte] = {
     require(n >= 0 && off >= 0 && off <= java.lang.reflect.Array.getLength(values) - n, s"range [$off, +$n) outside the input")
-    val blocks = ((n.toLong + BlockValues - 1) / BlockValues).toInt
-    val widths = new Array[Int](blocks)
-    var size = 0L
+    encode(k, values, off, n, widths(k, values, off, n))
+  }
+
+  /** The bit width of each 1024-value block: the bit length of the OR of its values. */
+  private def widths(k: WordKind, values: AnyRef, off: Int, n: Int): Array[Int] = {
+    val w = new Array[Int]((n + BlockValues - 1) / BlockValues)
     var b = 0
-    while (b < blocks) {
+    while (b < w.length) {
       val first = off + b * BlockValues
-      widths(b) = FastLanesBitpacking.bitLength(k.or(values, first, math.min(BlockValues, off + n - first)))
-      size += k.bytes + FastLanesBitpacking.packedBytes(widths(b))
+      w(b) = FastLanesBitpacking.bitLength(k.or(values, first, math.min(BlockValues, off + n - first)))
       b += 1
     }
+    w
+  }
+
+  /** Bytes of the block packed at `width` bits, with its width word. */
+  private def blockBytes(k: WordKind, width: Int): Int = k.bytes + packedBytes(width)
+
+  private def encode(k: WordKind, values: AnyRef, off: Int, n: Int, widths: Array[Int]): Array[Byte] = {
+    var size = 0L
+    widths.foreach(w => size += blockBytes(k, w))
     val out = new Array[Byte](Math.toIntExact(size))
     val buf = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN)
     val packed = k.newArray(BlockValues)
-    b = 0
-    while (b < blocks) {
+    var b = 0
+    while (b < widths.length) {
       val first = off + b * BlockValues
       val here = math.min(BlockValues, off + n - first)
       val (in, inOff) =
@@ -117,5 +128,55 @@ object InlineBitpacking {
       b += 1
     }
     out
+  }
+
+  /** The little-endian values of `f` as an array of their word type, for packing. */
+  private def words(k: WordKind, f: FixedWidthValues): AnyRef = {
+    require(f.bitsPerValue == k.bits, s"${f.bitsPerValue}-bit values given to a ${k.bits}-bit bit packer")
+    val typed = k.newArray(f.count)
+    k.loadWords(f.data, f.offset, typed, 0, f.count)
+    typed
+  }
+
+  /**
+   * The mini-block compressor (bitpacking.rs `InlineBitpacking::chunk_data`): each 1024-value
+   * block is one chunk of one buffer, its width word then its packed words. Every chunk but the
+   * last holds 1024 values; the last is marked as such even when it is full.
+   */
+  final class MiniBlock(bits: Int) extends MiniBlockCompressor {
+    private val k = FastLanesBitpacking.wordKind(bits)
+    def compress(values: DecodedValues): (MiniBlockCompressed, CompressiveEncoding) = values match {
+      case f: FixedWidthValues =>
+        val typed = words(k, f)
+        val w = widths(k, typed, 0, f.count)
+        val chunks = w.indices.map(b => MiniBlockChunk(IndexedSeq(blockBytes(k, w(b))), if (b == w.length - 1) 0 else 10))
+        (new MiniBlockCompressed(IndexedSeq(encode(k, typed, 0, f.count, w)), chunks, f.count),
+          CompressiveEncoding.InlineBitpacking(bits, None))
+      case other => throw new IllegalArgumentException(s"inline bit packing cannot hold ${other.describe}")
+    }
+  }
+
+  /** The block compressor (rep/def levels of pages of at most 1024 levels): all blocks back to back. */
+  final class Block(bits: Int) extends BlockCompressor {
+    private val k = FastLanesBitpacking.wordKind(bits)
+    val encoding: CompressiveEncoding = CompressiveEncoding.InlineBitpacking(bits, None)
+    def compress(values: DecodedValues): Array[Byte] = values match {
+      case f: FixedWidthValues =>
+        val typed = words(k, f)
+        encode(k, typed, 0, f.count, widths(k, typed, 0, f.count))
+      case other => throw new IllegalArgumentException(s"inline bit packing cannot hold ${other.describe}")
+    }
+  }
+
+  /**
+   * Bytes inline bit packing takes for blocks of these widths, or None when that is not less
+   * than the raw `dataSize` (compression.rs `estimate_inline_bitpacking_bytes`).
+   */
+  def estimatedBytes(bits: Int, blockWidths: Array[Int], dataSize: Long): Option[Long] = {
+    if (blockWidths.isEmpty || dataSize == 0) return None
+    var words = 0L
+    blockWidths.foreach(w => words += 1 + BlockValues.toLong * w / bits)
+    val bytes = words * (bits / 8)
+    if (bytes >= dataSize) None else Some(bytes)
   }
 }

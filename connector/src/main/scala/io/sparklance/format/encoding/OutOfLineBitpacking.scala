@@ -118,4 +118,32 @@ object OutOfLineBitpacking {
     }
     out
   }
+
+  /**
+   * The block compressor for rep/def levels of pages of more than 1024 levels: every chunk's
+   * levels packed at the page's widest block width (compression.rs `try_bitpack_for_block`).
+   */
+  final class Block(bits: Int, bitWidth: Int) extends BlockCompressor {
+    private val k = FastLanesBitpacking.wordKind(bits)
+    val encoding: CompressiveEncoding = CompressiveEncoding.OutOfLineBitpacking(bits, CompressiveEncoding.Flat(bitWidth, None))
+    def compress(values: DecodedValues): Array[Byte] = values match {
+      case f: FixedWidthValues if f.bitsPerValue == bits =>
+        val typed = k.newArray(f.count)
+        k.loadWords(f.data, f.offset, typed, 0, f.count)
+        encode(k, typed, 0, f.count, bitWidth)
+      case other => throw new IllegalArgumentException(s"out-of-line $bits-bit bit packing cannot hold ${other.describe}")
+    }
+  }
+
+  /**
+   * Bytes `n` values take packed at `bitWidth` with the tail rule above, or None when the width
+   * saves nothing (compression.rs `estimate_out_of_line_bitpacking_words`).
+   */
+  def estimatedBytes(bits: Int, bitWidth: Int, n: Int): Option[Long] = {
+    if (bitWidth >= bits) return None
+    val perBlock = packedWords(bits, bitWidth).toLong
+    val tail = n % BlockValues
+    val padTail = tail > 0 && bitWidth.toLong * (BlockValues - tail) < (bits - bitWidth).toLong * tail
+    Some(((n / BlockValues) * perBlock + (if (padTail) perBlock else tail)) * (bits / 8))
+  }
 }

@@ -11,7 +11,7 @@ package io.sparklance.format.encoding
 
 import java.io.ByteArrayOutputStream
 
-import io.sparklance.util.{Bytes, Errors}
+import io.sparklance.util.{Bytes, Errors, LittleEndian => LE}
 
 object Rle {
 
@@ -144,5 +144,121 @@ object Rle {
   private def writeLe(out: ByteArrayOutputStream, v: Long, bytes: Int): Unit = {
     var i = 0
     while (i < bytes) { out.write((v >>> (8 * i)).toInt & 0xff); i += 1 }
+  }
+
+  // ---- compressors (rle.rs `RleEncoder` with u8 run lengths, as written for files 2.1 and 2.2) --
+
+  /** A run longer than this is written as several runs. */
+  final val MaxRunLength = 255
+
+  /** Bytes one run of `len` values takes: ceil(len / 255) value copies and u8 lengths. */
+  @inline private def runBytes(len: Int, width: Int): Int = (len + MaxRunLength - 1) / MaxRunLength * (width + 1)
+
+  /** The value at index `i` of little-endian `width`-byte values, as a bit pattern. */
+  @inline private def valueAt(a: Array[Byte], base: Int, i: Int, width: Int): Long = width match {
+    case 1 => a(base + i)
+    case 2 => LE.getShort(a, base + 2 * i)
+    case 4 => LE.getInt(a, base + 4 * i)
+    case _ => LE.getLong(a, base + 8 * i)
+  }
+
+  /** Run values and u8 lengths as they are written, grown as runs are added. */
+  private final class RunWriter(width: Int, expectedRuns: Int) {
+    var lengths = new Array[Byte](math.max(16, expectedRuns))
+    var values = new Array[Byte](lengths.length * width)
+    var runs = 0
+
+    /** Writes the `n` values from index `from` of `src`, splitting runs at 255. */
+    def write(src: Array[Byte], base: Int, from: Int, n: Int): Unit = {
+      var i = from
+      val end = from + n
+      while (i < end) {
+        val v = valueAt(src, base, i, width)
+        var j = i + 1
+        while (j < end && j - i < MaxRunLength && valueAt(src, base, j, width) == v) j += 1
+        if (runs == lengths.length) {
+          lengths = java.util.Arrays.copyOf(lengths, 2 * runs)
+          values = java.util.Arrays.copyOf(values, 2 * runs * width)
+        }
+        System.arraycopy(src, base + i * width, values, runs * width, width)
+        lengths(runs) = (j - i).toByte
+        runs += 1
+        i = j
+      }
+    }
+  }
+
+  /**
+   * The mini-block compressor (rle.rs `encode_chunk_rolling`): a chunk takes every remaining
+   * value when at most 4096 remain and their runs fit MiniBlockChunk.MaxBytes; otherwise the
+   * longest power-of-two prefix (of at most 4096 values) whose runs fit. Runs never cross a
+   * chunk boundary. Each chunk has two buffers: run values and u8 run lengths.
+   */
+  final class MiniBlock(bits: Int) extends MiniBlockCompressor {
+    require(bits == 8 || bits == 16 || bits == 32 || bits == 64, s"RLE of $bits-bit values")
+    private val width = bits / 8
+    val encoding: CompressiveEncoding = CompressiveEncoding.Rle(CompressiveEncoding.Flat(bits, None), CompressiveEncoding.Flat(8, None))
+
+    def compress(values: DecodedValues): (MiniBlockCompressed, CompressiveEncoding) = values match {
+      case f: FixedWidthValues if f.bitsPerValue == bits =>
+        val n = f.count
+        val out = new RunWriter(width, math.max(16, n / 16))
+        val chunks = IndexedSeq.newBuilder[MiniBlockChunk]
+        // Encoded size of the prefix of 2^k values at sizes(k), and of all `limit` values.
+        val sizes = new Array[Int](13)
+        var pos = 0
+        while (pos < n) {
+          val limit = math.min(n - pos, MiniBlockChunk.MaxValues)
+          var closed = 0
+          var runStart = 0
+          var runValue = valueAt(f.data, f.offset, pos, width)
+          var fullSize = 0
+          var j = 1
+          while (j <= limit) {
+            val v = valueAt(f.data, f.offset, pos + j - 1, width)
+            if (v != runValue) { closed += runBytes(j - 1 - runStart, width); runStart = j - 1; runValue = v }
+            if ((j & (j - 1)) == 0) sizes(Integer.numberOfTrailingZeros(j)) = closed + runBytes(j - runStart, width)
+            if (j == limit) fullSize = closed + runBytes(j - runStart, width)
+            j += 1
+          }
+          val (take, last) =
+            if (n - pos <= MiniBlockChunk.MaxValues && fullSize <= MiniBlockChunk.MaxBytes) (limit, true)
+            else {
+              var k = 31 - Integer.numberOfLeadingZeros(limit)
+              // Two values of at most 8 bytes always fit, so the search ends at k >= 1.
+              while (k > 1 && sizes(k) > MiniBlockChunk.MaxBytes) k -= 1
+              (1 << k, false)
+            }
+          val runsBefore = out.runs
+          out.write(f.data, f.offset, pos, take)
+          val runs = out.runs - runsBefore
+          chunks += MiniBlockChunk(IndexedSeq(runs * width, runs), if (last) 0 else Integer.numberOfTrailingZeros(take))
+          pos += take
+        }
+        val buffers = if (n == 0) IndexedSeq.empty[Array[Byte]]
+          else IndexedSeq(java.util.Arrays.copyOf(out.values, out.runs * width), java.util.Arrays.copyOf(out.lengths, out.runs))
+        (new MiniBlockCompressed(buffers, chunks.result(), n), encoding)
+      case other => throw new IllegalArgumentException(s"$bits-bit RLE cannot hold ${other.describe}")
+    }
+  }
+
+  /** The block compressor (rep/def levels, 2.2): `[u64 values bytes][run values][u8 run lengths]`. */
+  final class Block(bits: Int) extends BlockCompressor {
+    require(bits == 8 || bits == 16 || bits == 32 || bits == 64, s"RLE of $bits-bit values")
+    private val width = bits / 8
+    val encoding: CompressiveEncoding = CompressiveEncoding.Rle(CompressiveEncoding.Flat(bits, None), CompressiveEncoding.Flat(8, None))
+
+    def compress(values: DecodedValues): Array[Byte] = values match {
+      case f: FixedWidthValues if f.bitsPerValue == bits =>
+        val out = new RunWriter(width, 16)
+        out.write(f.data, f.offset, 0, f.count)
+        val valuesBytes = out.runs * width
+        val result = new Array[Byte](8 + valuesBytes + out.runs)
+        LE.putLong(result, 0, valuesBytes.toLong)
+        System.arraycopy(out.values, 0, result, 8, valuesBytes)
+        System.arraycopy(out.lengths, 0, result, 8 + valuesBytes, out.runs)
+        result
+      case other => throw new IllegalArgumentException(s"$bits-bit RLE cannot hold ${other.describe}")
+    }
   }
 }

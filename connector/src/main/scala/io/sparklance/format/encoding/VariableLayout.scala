@@ -16,12 +16,15 @@ package io.sparklance.format.encoding
 
 import java.nio.{ByteBuffer, ByteOrder}
 
-import io.sparklance.util.{Bytes, Errors}
+import io.sparklance.util.{Bytes, Errors, LittleEndian}
 
 object VariableLayout {
 
   /** Padding byte the Rust chunker writes after a chunk's values ('H'). */
   final val MiniBlockPad: Byte = 0x48
+
+  /** The size the binary chunker aims each mini-block chunk at (binary.rs `AIM_MINICHUNK_SIZE`). */
+  final val MiniBlockAimBytes = 4 * 1024
 
   /**
    * Reads the first `numValues` values of a mini-block value buffer. The chunk may hold more
@@ -40,16 +43,113 @@ object VariableLayout {
   /** The mini-block value buffer for all of `data`, padded as the Rust chunker pads. */
   def encodeMiniBlock(data: VariableData, bitsPerOffset: Int): Array[Byte] = {
     val width = writerOffsetBytes(bitsPerOffset)
-    val start = (data.count + 1L) * width
-    val end = start + data.dataLength
-    val padded = (end + width - 1) / width * width
-    if (width == 4 && end > 0xffffffffL) throw new IllegalArgumentException(s"$end bytes do not fit 32-bit offsets")
-    val out = new Array[Byte](Math.toIntExact(padded))
-    val buf = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN)
-    data.offsets.foreach { o => if (width == 4) buf.putInt((start + o).toInt) else buf.putLong(start + o) }
-    buf.put(data.bytes, 0, data.dataLength)
-    while (buf.hasRemaining) buf.put(MiniBlockPad)
+    val out = new Array[Byte](Math.toIntExact(miniBlockBytes(data, 0, data.count, width)))
+    writeMiniBlock(data, 0, data.count, width, out, 0)
     out
+  }
+
+  /** Bytes of the padded mini-block buffer of values `[from, until)` with `width`-byte offsets. */
+  private def miniBlockBytes(data: VariableData, from: Int, until: Int, width: Int): Long = {
+    val end = (until - from + 1L) * width + data.offsets(until) - data.offsets(from)
+    if (width == 4 && end > 0xffffffffL) throw new IllegalArgumentException(s"$end bytes do not fit 32-bit offsets")
+    (end + width - 1) / width * width
+  }
+
+  /** Writes the mini-block buffer of values `[from, until)` at `out(at)`; returns its padded size. */
+  private def writeMiniBlock(data: VariableData, from: Int, until: Int, width: Int, out: Array[Byte], at: Int): Int = {
+    val size = miniBlockBytes(data, from, until, width).toInt
+    // Offsets count from the start of the chunk's buffer, where the first value follows them.
+    val shift = (until - from + 1L) * width - data.offsets(from)
+    var o = at
+    var i = from
+    while (i <= until) {
+      if (width == 4) LittleEndian.putInt(out, o, (shift + data.offsets(i)).toInt) else LittleEndian.putLong(out, o, shift + data.offsets(i))
+      o += width
+      i += 1
+    }
+    val len = data.offsets(until) - data.offsets(from)
+    System.arraycopy(data.bytes, data.offsets(from), out, o, len)
+    java.util.Arrays.fill(out, o + len, at + size, MiniBlockPad)
+    size
+  }
+
+  /**
+   * The binary mini-block compressor (binary.rs `BinaryMiniBlockEncoder`): chunks aimed at
+   * `chunkBytes` (4 KiB) of offsets and values. From two values, a chunk's count doubles while
+   * the doubled chunk fits and stays within 4096 values; the rest of the page becomes the last
+   * chunk when it fits whole. Two values are always taken, so a chunk of long values may be
+   * larger than the aim.
+   */
+  final class MiniBlock(bitsPerOffset: Int, chunkBytes: Int = MiniBlockAimBytes) extends MiniBlockCompressor {
+    private val width = writerOffsetBytes(bitsPerOffset)
+
+    def compress(values: DecodedValues): (MiniBlockCompressed, CompressiveEncoding) = values match {
+      case data: VariableData =>
+        val n = data.count
+        val ends = Array.newBuilder[Int]
+        var from = 0
+        var total = 0L
+        var more = true
+        while (more) {
+          val until = nextChunkEnd(data, from)
+          ends += until
+          total += miniBlockBytes(data, from, until, width)
+          more = until < n
+          from = until
+        }
+        val cuts = ends.result()
+        val out = new Array[Byte](Math.toIntExact(total))
+        var at = 0
+        from = 0
+        val chunks = cuts.toIndexedSeq.map { until =>
+          val size = writeMiniBlock(data, from, until, width, out, at)
+          at += size
+          val chunk = MiniBlockChunk(IndexedSeq(size), if (until == n) 0 else Integer.numberOfTrailingZeros(until - from))
+          from = until
+          chunk
+        }
+        (new MiniBlockCompressed(IndexedSeq(out), chunks, n), CompressiveEncoding.Variable(CompressiveEncoding.Flat(bitsPerOffset, None), None))
+      case other => throw new IllegalArgumentException(s"variable mini-block encoding cannot hold ${other.describe}")
+    }
+
+    /** binary.rs `search_next_offset_idx`: where the chunk starting at value `from` ends. */
+    private def nextChunkEnd(data: VariableData, from: Int): Int = {
+      val n = data.count
+      val o = data.offsets
+      // A chunk of one value would read as the last chunk, so only the last chunk may have one.
+      if (n - from <= 1) return n
+      var take = 2
+      var next = 4
+      while (true) {
+        if (from + next >= n + 1) {
+          val rest = o(n) - o(from) + (n + 1L - from) * width
+          return if (rest <= chunkBytes) n else from + take
+        }
+        val size = o(from + next) - o(from) + (next + 1L) * width
+        if (size > chunkBytes || next * 2 > MiniBlockChunk.MaxValues) return from + take
+        take = next
+        next *= 2
+      }
+      n
+    }
+  }
+
+  /** The block compressor (dictionaries): the current block form with 32- or 64-bit offsets. */
+  final class Block(bitsPerOffset: Int) extends BlockCompressor {
+    val encoding: CompressiveEncoding = CompressiveEncoding.Variable(CompressiveEncoding.Flat(bitsPerOffset, None), None)
+    def compress(values: DecodedValues): Array[Byte] = values match {
+      case data: VariableData => encodeBlock(data, bitsPerOffset)
+      case other => throw new IllegalArgumentException(s"variable block encoding cannot hold ${other.describe}")
+    }
+  }
+
+  /** The per-value compressor (binary.rs `VariableEncoder`): each value as it is. */
+  final class PerValue(bitsPerOffset: Int) extends PerValueCompressor {
+    def compress(values: DecodedValues): (PerValueData, CompressiveEncoding) = values match {
+      case data: VariableData =>
+        (PerValueData.Variable(bitsPerOffset, data), CompressiveEncoding.Variable(CompressiveEncoding.Flat(bitsPerOffset, None), None))
+      case other => throw new IllegalArgumentException(s"variable per-value encoding cannot hold ${other.describe}")
+    }
   }
 
   /** Reads a block-form Variable buffer of `numValues` values (a dictionary, typically). */
