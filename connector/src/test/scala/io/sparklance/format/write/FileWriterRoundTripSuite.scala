@@ -22,6 +22,7 @@ import io.sparklance.testutil.RandomValues.Nulls
  */
 class FileWriterRoundTripSuite extends AnyFunSuite {
   import scala.jdk.CollectionConverters._
+  import FileWriterRoundTripSuite.Case
 
   private val allocator = new RootAllocator()
   private val dir = Files.createTempDirectory("file-writer").toFile
@@ -72,8 +73,6 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
   // Strings of 256 bytes and more are written full-zip.
   private def longStrings = field("long_s", ArrowType.Utf8.INSTANCE)
 
-  private final case class Case(name: String, version: FileVersion, nulls: Nulls, pageBytes: Long, rows: Int)
-
   private val cases = for {
     version <- Seq(FileVersion.V2_1, FileVersion.V2_2)
     (nulls, tag) <- Seq(Nulls.NoNulls -> "no_nulls", Nulls.Some(4) -> "some_nulls", Nulls.AllNull -> "all_null")
@@ -111,8 +110,13 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
         try {
           schema.getFields.asScala.zip(back).zip(cols).foreach { case ((f, v), want) =>
             val input = ArrowData.vector(f, want, allocator)
-            try assert(FileRoundTrip.values(v) == FileRoundTrip.values(input), s"column ${f.getName}")
-            finally input.close()
+            try {
+              val (got, exp) = (FileRoundTrip.values(v), FileRoundTrip.values(input))
+              val bad = got.indices.find(i => i >= exp.length || got(i) != exp(i))
+              assert(got.length == exp.length && bad.isEmpty,
+                s"column ${f.getName}: ${got.length} rows read, ${exp.length} written; first difference at row ${bad.getOrElse(-1)}: " +
+                  bad.map(i => s"read ${got(i)}, wrote ${exp.lift(i).orNull}").getOrElse(""))
+            } finally input.close()
           }
         } finally back.foreach(_.close())
         written += ((c.name, expected, file))
@@ -126,4 +130,8 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
     val bad = verdicts.filterNot(_.equal)
     assert(bad.isEmpty, bad.map(v => s"${v.file}: ${v.problem}").mkString("\n"))
   }
+}
+
+object FileWriterRoundTripSuite {
+  final case class Case(name: String, version: FileVersion, nulls: Nulls, pageBytes: Long, rows: Int)
 }

@@ -129,7 +129,9 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
         case PathNode.List =>
           val nullL = scheme.nodeNull(k).toShort
           val emptyL = scheme.nodeEmpty(k).toShort
-          val listRep = scheme.listRep(k).toShort
+          // An item after the first continues this list: its repetition level is the next inner
+          // list's (0 for the innermost list); the first item keeps the level its parent started.
+          val continued = (scheme.listRep(k) - 1).toShort
           val large = vec.isInstanceOf[LargeListVector]
           def start(p: Int): Long = if (large) vec.asInstanceOf[LargeListVector].getOffsetBuffer.getLong(p.toLong * 8)
             else vec.asInstanceOf[BaseRepeatedValueVector].getOffsetBuffer.getInt(p.toLong * 4).toLong
@@ -153,7 +155,7 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
               if (s == e) { rep2(j) = reps(i); d2(j) = emptyL; j += 1 }
               else {
                 var c = s
-                while (c < e) { pos2(j) = c.toInt; rep2(j) = if (c == s) reps(i) else listRep; j += 1; c += 1 }
+                while (c < e) { pos2(j) = c.toInt; rep2(j) = if (c == s) reps(i) else continued; j += 1; c += 1 }
               }
             }
             i += 1

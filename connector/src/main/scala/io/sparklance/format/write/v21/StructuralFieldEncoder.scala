@@ -6,6 +6,7 @@ import org.apache.arrow.vector.ValueVector
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 
 import io.sparklance.format.{EncodingAny, FileVersion, LanceField}
+import io.sparklance.format.encoding.CompressionStrategy
 import io.sparklance.format.proto.ArrayEncodingCodec
 import io.sparklance.format.write.{EncodedPage, FieldEncoder, FileWriterOptions}
 import io.sparklance.util.Errors
@@ -19,7 +20,7 @@ private[write] final class StructuralFieldEncoder(
     arrow: Field,
     firstColumn: Int,
     options: FileWriterOptions,
-    compression: ValueCompression) extends FieldEncoder {
+    compression: CompressionStrategy) extends FieldEncoder {
 
   /** The leaves, depth first, each with its path of nodes and the Arrow leaf type. */
   val leaves: IndexedSeq[LeafColumnEncoder] = {
@@ -31,6 +32,8 @@ private[write] final class StructuralFieldEncoder(
           throw Errors.unsupported(s"writing packed struct or blob field '${f.name}'", "the file writer")
         if (f.children.isEmpty) throw Errors.unsupported(s"writing the empty struct field '${f.name}'", "the file writer")
         a.getChildren.asScala.zip(f.children).zipWithIndex.foreach { case ((ca, cf), i) => walk(cf, ca, nodes :+ PathNode.Struct(i)) }
+      case _: ArrowType.Map if options.version < FileVersion.V2_2 =>
+        throw Errors.unsupported(s"writing the map field '${f.name}' in file format ${options.version}; maps need file format 2.2", "the file writer")
       case _: ArrowType.List | _: ArrowType.LargeList | _: ArrowType.Map =>
         walk(f.children.head, a.getChildren.get(0), nodes :+ PathNode.List)
       case t =>
