@@ -21,7 +21,8 @@ private[write] object FieldEncoders {
 
   /** The field id each column holds, in column order: 2.1+ only leaves (a vector is one leaf). */
   def columnFieldIds(schema: LanceSchema, version: FileVersion): IndexedSeq[Int] = {
-    def leaves(f: LanceField): Iterator[Int] = if (f.children.isEmpty) Iterator.single(f.id) else f.children.iterator.flatMap(leaves)
+    def leaves(f: LanceField): Iterator[Int] =
+      if (f.children.isEmpty || !f.columnsOwnedByLeaves) Iterator.single(f.id) else f.children.iterator.flatMap(leaves)
     version match {
       case FileVersion.V2_0 => schema.fields.iterator.flatMap(_.preOrder).map(_.id).toIndexedSeq
       case _ => schema.fields.iterator.flatMap(leaves).toIndexedSeq

@@ -33,6 +33,15 @@ private[write] final class LeafColumnEncoder(
   private var rowsBuffered = 0L
   private var firstRow = 0L
   private val requested = field.metadata.get("lance-encoding:structural-encoding").map(_.toLowerCase)
+  // A dictionary-typed field (`dict:<values>:<keys>:false`) is always stored with a dictionary.
+  private val dictionaryKeyBytes: Option[Int] =
+    if (!field.logicalType.startsWith("dict:")) None
+    else field.logicalType.split(':').reverse.drop(1).headOption.collect {
+      case "int8" | "uint8" => 1
+      case "int16" | "uint16" => 2
+      case "int32" | "uint32" => 4
+      case "int64" | "uint64" => 8
+    }.orElse(Some(4))
   private val fieldCompression = FieldCompression.fromMetadata(field.name, field.metadata, bitsPerOffset,
     binary = field.logicalType == "binary" || field.logicalType == "large_binary")
   // Dictionary items are block compressed with lz4 unless the field asks otherwise
@@ -55,12 +64,13 @@ private[write] final class LeafColumnEncoder(
     val numEntries = shredder.numEntries.toInt
     val rep = if (shredder.rep != null) shredder.rep.toArray else null
     val (layers, remap) = scheme.pageLayers(shredder.occurs)
+    // A layer that may be null in this page has definition levels, even if all of them are 0.
     val defs = if (shredder.hasDefs) {
       val d = shredder.defs.toArray
       var i = 0
       while (i < d.length) { d(i) = remap(d(i).toInt); i += 1 }
       d
-    } else null
+    } else if (shredder.occurs.contains(true)) new Array[Short](numEntries) else null
     var maxVisible = 0
     var l = 1
     while (l <= scheme.maxVisible) { maxVisible = math.max(maxVisible, remap(l).toInt); l += 1 }
@@ -69,13 +79,14 @@ private[write] final class LeafColumnEncoder(
     val rows = rowsBuffered
     lazy val constant = ConstantValue.find(vals, validSlot(defs, numEntries, maxVisible), bitsPerOffset)
     lazy val dictionary =
-      if (requested.contains("fullzip")) None
+      if (dictionaryKeyBytes.isDefined) Some(DictionaryEncoder.forced(vals, validSlot(defs, numEntries, maxVisible), dictionaryKeyBytes.get))
+      else if (requested.contains("fullzip")) None
       else DictionaryEncoder.encode(vals, bitsPerOffset, version >= FileVersion.V2_2, field.metadata)
     val page =
       if (vals.count == 0 || !anyValid) {
         if (scheme.nodes.isEmpty) (IndexedSeq.empty, PageLayout.Constant(IndexedSeq(RepDefLayer.NullableItem), None, None, None, 0, 0))
         else levelsOnly(rep, defs, numEntries, layers)
-      } else if (version >= FileVersion.V2_2 && constant.isDefined) constantPage(constant.get, rep, defs, numEntries, layers)
+      } else if (version >= FileVersion.V2_2 && dictionaryKeyBytes.isEmpty && constant.isDefined) constantPage(constant.get, rep, defs, numEntries, layers)
       else if (dictionary.isDefined) miniBlock(dictionary.get.indices, Some(dictionary.get.dictionary), rep, defs, numEntries, maxVisible, layers)
       else if (requested.contains("miniblock") || (!requested.contains("fullzip") && narrow(vals))) miniBlock(vals, None, rep, defs, numEntries, maxVisible, layers)
       else fullZip(vals, rep, defs, numEntries, maxVisible, layers)

@@ -1,9 +1,11 @@
 package io.sparklance.format.write.v21
 
 import org.apache.arrow.vector._
-import org.apache.arrow.vector.complex.FixedSizeListVector
+import org.apache.arrow.vector.complex.{FixedSizeListVector, StructVector}
 import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
+
+import scala.jdk.CollectionConverters._
 
 import io.sparklance.format.encoding._
 import io.sparklance.format.write.{BitArrayBuilder, ByteArrayBuilder}
@@ -44,6 +46,19 @@ private[write] object LeafValues {
       case Some(w) => new Fixed(w)
       case None => throw Errors.unsupported(s"writing Arrow type $t (field '$field')", "the file writer")
     }
+  }
+
+  /**
+   * A struct stored in one column (`lance-encoding:packed`), row-major: its children must be
+   * fixed width and never null themselves (pylance refuses both otherwise; the struct itself
+   * may be null).
+   */
+  def packedStruct(a: Field, field: String): LeafValues = {
+    val widths = a.getChildren.asScala.toIndexedSeq.map { c =>
+      FixedWidth.bytes(c.getType).getOrElse(throw Errors.unsupported(
+        s"a packed struct member of type ${c.getType} (field '$field.${c.getName}'); packed structs hold fixed-width members", "the file writer"))
+    }
+    new PackedStruct(widths, field)
   }
 
   /** Byte widths of the fixed-width Arrow types (booleans, 1 bit, are not among them). */
@@ -182,6 +197,32 @@ private[write] object LeafValues {
       items.clear(); validity.clear(); anyNullItem = false; n = 0
       v
     }
+  }
+
+  final class PackedStruct(widths: IndexedSeq[Int], field: String) extends LeafValues {
+    private val children = widths.map(new Fixed(_))
+    def count: Int = children.head.count
+    def bytes: Long = children.map(_.bytes).sum
+    def appendRun(leaf: ValueVector, from: Int, len: Int): Unit = {
+      val s = leaf.asInstanceOf[StructVector]
+      var c = 0
+      while (c < children.length) {
+        val v = s.getChildByOrdinal(c)
+        if (v.getNullCount > 0) {
+          var i = from
+          while (i < from + len) {
+            if (v.isNull(i) && !s.isNull(i)) throw Errors.invalidArgument(
+              s"member '${v.getName}' of the packed struct field '$field' is null in row $i; members of a packed struct " +
+                "cannot be null (the struct itself can): fill the nulls or store the struct unpacked")
+            i += 1
+          }
+        }
+        children(c).appendRun(v, from, len)
+        c += 1
+      }
+    }
+    def appendNull(): Unit = children.foreach(_.appendNull())
+    def take(): DecodedValues = { val n = count; new StructValues(children.map(_.take()), n) }
   }
 
   /** Arrow's null type: slots but no values. */

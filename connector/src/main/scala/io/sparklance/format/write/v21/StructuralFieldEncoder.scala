@@ -27,9 +27,13 @@ private[write] final class StructuralFieldEncoder(
     val out = IndexedSeq.newBuilder[LeafColumnEncoder]
     var column = firstColumn
     def walk(f: LanceField, a: Field, nodes: Vector[PathNode]): Unit = a.getType match {
+      case _ if f.blobVersion.isDefined =>
+        throw Errors.unsupported(s"writing the blob field '${f.name}' (lance-encoding:blob)", "the file writer")
+      case _: ArrowType.Struct if !f.columnsOwnedByLeaves =>
+        out += new LeafColumnEncoder(f, new LevelScheme(nodes), LeafValues.packedStruct(a, f.name), 32, column,
+          options.version, options.pageBytes, compression)
+        column += 1
       case _: ArrowType.Struct =>
-        if (!f.columnsOwnedByLeaves)
-          throw Errors.unsupported(s"writing packed struct or blob field '${f.name}'", "the file writer")
         if (f.children.isEmpty) throw Errors.unsupported(s"writing the empty struct field '${f.name}'", "the file writer")
         a.getChildren.asScala.zip(f.children).zipWithIndex.foreach { case ((ca, cf), i) => walk(cf, ca, nodes :+ PathNode.Struct(i)) }
       case _: ArrowType.Map if options.version < FileVersion.V2_2 =>
