@@ -12,8 +12,8 @@ import io.sparklance.util.Errors
 
 private[write] object FieldEncoders {
 
-  def create(f: LanceField, a: Field, firstColumn: Int, options: FileWriterOptions): FieldEncoder = options.version match {
-    case FileVersion.V2_1 | FileVersion.V2_2 => new StructuralFieldEncoder(f, a, firstColumn, options, strategy(options.version))
+  def create(f: LanceField, a: Field, firstColumn: Int, options: FileWriterOptions, outOfLine: OutOfLine): FieldEncoder = options.version match {
+    case FileVersion.V2_1 | FileVersion.V2_2 => new StructuralFieldEncoder(f, a, firstColumn, options, strategy(options.version), outOfLine)
     case other => throw Errors.unsupported(s"writing file format $other", "the file writer")
   }
 

@@ -70,6 +70,9 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
       new Field("key", FieldType.notNullable(ArrowType.Utf8.INSTANCE), java.util.List.of()),
       field("value", new ArrowType.Int(32, true))))))
 
+  private def blob(name: String, t: ArrowType) =
+    new Field(name, new FieldType(true, t, null, java.util.Map.of("lance-encoding:blob", "true")), java.util.List.of())
+
   // Strings of 256 bytes and more are written full-zip.
   private def longStrings = field("long_s", ArrowType.Utf8.INSTANCE)
 
@@ -80,10 +83,14 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
   } yield Case(s"${version}_${tag}_$pages", version, nulls, pageBytes, rows)
 
   private def schemaFor(c: Case): Schema =
-    new Schema((primitives ++ nested ++ Seq(longStrings) ++ (if (c.version >= FileVersion.V2_2) Seq(mapField) else Nil)).asJava)
+    new Schema((primitives ++ nested ++ Seq(longStrings, blob("blob", ArrowType.LargeBinary.INSTANCE)) ++
+      (if (c.version >= FileVersion.V2_2) Seq(mapField) else Nil)).asJava)
 
   private def data(schema: Schema, c: Case, rnd: Random): Seq[IndexedSeq[Any]] = schema.getFields.asScala.toSeq.map { f =>
-    if (f.getName == "long_s") IndexedSeq.tabulate(c.rows)(i => if (c.nulls == Nulls.AllNull || (c.nulls != Nulls.NoNulls && i % 4 == 1)) null else s"$i:" + ("lance " * (40 + rnd.nextInt(60))))
+    if (f.getName.startsWith("blob")) IndexedSeq.tabulate(c.rows)(i =>
+      if (c.nulls == Nulls.AllNull || (c.nulls != Nulls.NoNulls && i % 5 == 2)) null
+      else Array.fill(if (i % 7 == 0) 0 else rnd.nextInt(3000))(rnd.nextInt(256).toByte))
+    else if (f.getName == "long_s") IndexedSeq.tabulate(c.rows)(i => if (c.nulls == Nulls.AllNull || (c.nulls != Nulls.NoNulls && i % 4 == 1)) null else s"$i:" + ("lance " * (40 + rnd.nextInt(60))))
     else RandomValues.column(f, c.rows, c.nulls, rnd)
   }
 
@@ -111,7 +118,8 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
           schema.getFields.asScala.zip(back).zip(cols).foreach { case ((f, v), want) =>
             val input = ArrowData.vector(f, want, allocator)
             try {
-              val (got, exp) = (FileRoundTrip.values(v), FileRoundTrip.values(input))
+              val got = if (f.getName.startsWith("blob")) FileRoundTrip.blobBytes(file, v) else FileRoundTrip.values(v)
+              val exp = FileRoundTrip.values(input)
               val bad = got.indices.find(i => i >= exp.length || got(i) != exp(i))
               assert(got.length == exp.length && bad.isEmpty,
                 s"column ${f.getName}: ${got.length} rows read, ${exp.length} written; first difference at row ${bad.getOrElse(-1)}: " +

@@ -83,7 +83,12 @@ private[write] final class LeafColumnEncoder(
       else if (requested.contains("fullzip")) None
       else DictionaryEncoder.encode(vals, bitsPerOffset, version >= FileVersion.V2_2, field.metadata)
     val page =
-      if (vals.count == 0 || !anyValid) {
+      if (field.blobVersion.isDefined) {
+        // The descriptors are never null (nulls are smuggled into them): a plain mini-block page
+        // inside a blob layout that carries the field's own layers.
+        val (buffers, inner) = miniBlock(vals, None, null, null, vals.count, 0, IndexedSeq(RepDefLayer.AllValidItem))
+        (buffers, PageLayout.Blob(inner, layers))
+      } else if (vals.count == 0 || !anyValid) {
         if (scheme.nodes.isEmpty) (IndexedSeq.empty, PageLayout.Constant(IndexedSeq(RepDefLayer.NullableItem), None, None, None, 0, 0))
         else levelsOnly(rep, defs, numEntries, layers)
       } else if (version >= FileVersion.V2_2 && dictionaryKeyBytes.isEmpty && constant.isDefined) constantPage(constant.get, rep, defs, numEntries, layers)

@@ -8,7 +8,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 import scala.jdk.CollectionConverters._
 
 import io.sparklance.format.encoding._
-import io.sparklance.format.write.{BitArrayBuilder, ByteArrayBuilder}
+import io.sparklance.format.write.{BitArrayBuilder, ByteArrayBuilder, OutOfLine}
 import io.sparklance.util.Errors
 
 // Spec: rust/lance-encoding/src/data.rs (DataBlock::from_arrays): a 2.1+ leaf column stores one
@@ -91,6 +91,7 @@ private[write] object LeafValues {
       n += len
     }
     def appendNull(): Unit = { data.appendZeros(width); n += 1 }
+    def appendBytes(value: Array[Byte]): Unit = { data.append(value, 0, width); n += 1 }
     def take(): DecodedValues = { val v = new FixedWidthValues(width * 8, data.toArray, n); data.clear(); n = 0; v }
   }
 
@@ -223,6 +224,42 @@ private[write] object LeafValues {
     }
     def appendNull(): Unit = children.foreach(_.appendNull())
     def take(): DecodedValues = { val n = count; new StructValues(children.map(_.take()), n) }
+  }
+
+  /**
+   * Blob descriptors (blob.rs BlobStructuralEncoder): each value's bytes are written out of line
+   * at once, and the column keeps (position, size): (0, 0) for an empty value, and for a null
+   * the levels smuggled into the position, `(def << 16) | rep`, with size 0. Blob fields are top
+   * level, so a null's levels are def 1, rep 0.
+   */
+  final class BlobDescriptors(outOfLine: OutOfLine) extends LeafValues {
+    private val positions = new Fixed(8)
+    private val sizes = new Fixed(8)
+    private val scratch = new Array[Byte](8)
+    def count: Int = positions.count
+    def bytes: Long = positions.bytes + sizes.bytes
+    private def put(f: Fixed, v: Long): Unit = {
+      var i = 0
+      while (i < 8) { scratch(i) = (v >>> (8 * i)).toByte; i += 1 }
+      f.appendBytes(scratch)
+    }
+    def appendRun(leaf: ValueVector, from: Int, len: Int): Unit = {
+      var i = from
+      while (i < from + len) {
+        val (buf, start, end) = leaf match {
+          case v: BaseVariableWidthVector =>
+            (v.getDataBuffer, v.getOffsetBuffer.getInt(i.toLong * 4).toLong, v.getOffsetBuffer.getInt((i + 1).toLong * 4).toLong)
+          case v: BaseLargeVariableWidthVector =>
+            (v.getDataBuffer, v.getOffsetBuffer.getLong(i.toLong * 8), v.getOffsetBuffer.getLong((i + 1).toLong * 8))
+          case other => throw new IllegalStateException(s"not a binary vector: ${other.getClass}")
+        }
+        if (end == start) { put(positions, 0); put(sizes, 0) }
+        else { put(positions, outOfLine.write(buf, start, end - start)); put(sizes, end - start) }
+        i += 1
+      }
+    }
+    def appendNull(): Unit = { put(positions, 1L << 16); put(sizes, 0) }
+    def take(): DecodedValues = { val n = count; new StructValues(IndexedSeq(positions.take(), sizes.take()), n) }
   }
 
   /** Arrow's null type: slots but no values. */

@@ -8,7 +8,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 import io.sparklance.format.{EncodingAny, FileVersion, LanceField}
 import io.sparklance.format.encoding.CompressionStrategy
 import io.sparklance.format.proto.ArrayEncodingCodec
-import io.sparklance.format.write.{EncodedPage, FieldEncoder, FileWriterOptions}
+import io.sparklance.format.write.{EncodedPage, FieldEncoder, FileWriterOptions, OutOfLine}
 import io.sparklance.util.Errors
 
 // Spec: rust/lance-encoding/src/encoder.rs (StructuralEncodingStrategy) and lance-format-facts
@@ -20,15 +20,24 @@ private[write] final class StructuralFieldEncoder(
     arrow: Field,
     firstColumn: Int,
     options: FileWriterOptions,
-    compression: CompressionStrategy) extends FieldEncoder {
+    compression: CompressionStrategy,
+    outOfLine: OutOfLine) extends FieldEncoder {
 
   /** The leaves, depth first, each with its path of nodes and the Arrow leaf type. */
   val leaves: IndexedSeq[LeafColumnEncoder] = {
     val out = IndexedSeq.newBuilder[LeafColumnEncoder]
     var column = firstColumn
     def walk(f: LanceField, a: Field, nodes: Vector[PathNode]): Unit = a.getType match {
+      // blob.rs BlobStructuralEncoder: a binary field marked lance-encoding:blob, bytes out of line.
       case _ if f.blobVersion.isDefined =>
-        throw Errors.unsupported(s"writing the blob field '${f.name}' (lance-encoding:blob)", "the file writer")
+        if (nodes.nonEmpty)
+          throw Errors.unsupported(s"writing the blob field '${f.name}' inside a struct or list; blob fields must be top level", "the file writer")
+        // pylance refuses it too (blob.rs: "Expected LargeBinary array").
+        if (f.logicalType != "large_binary")
+          throw Errors.unsupported(s"writing the blob field '${f.name}' of type ${f.logicalType}; blob fields must be large_binary", "the file writer")
+        out += new LeafColumnEncoder(f, new LevelScheme(nodes), new LeafValues.BlobDescriptors(outOfLine), 64, column,
+          options.version, options.pageBytes, compression)
+        column += 1
       case _: ArrowType.Struct if !f.columnsOwnedByLeaves =>
         out += new LeafColumnEncoder(f, new LevelScheme(nodes), LeafValues.packedStruct(a, f.name), 32, column,
           options.version, options.pageBytes, compression)
