@@ -76,9 +76,16 @@ def check(expected: Path, path: Path) -> dict:
     try:
         reader = LanceFileReader(str(path))
         meta = reader.metadata()
-        got = reader.read_all().to_table()
     except Exception as e:  # pylance refusing the file is the finding
         return {"file": str(path), "equal": False, "error": f"{type(e).__name__}: {e}"}
+    encodings = {
+        "columns": [[summarize(p.encoding) for p in c.pages] for c in meta.columns],
+        "column_bytes": [sum(b.size for p in c.pages for b in p.buffers) for c in meta.columns],
+    }
+    try:
+        got = reader.read_all().to_table()
+    except Exception as e:
+        return {"file": str(path), "equal": False, "error": f"{type(e).__name__}: {e}", **encodings}
     got_plain = _decode_dictionaries(pa.Table.from_arrays(got.columns, schema=got.schema.remove_metadata()))
     want_plain = _decode_dictionaries(pa.Table.from_arrays(want.columns, schema=want.schema.remove_metadata()))
     equal = got_plain.equals(want_plain, check_metadata=True) or (
@@ -88,8 +95,7 @@ def check(expected: Path, path: Path) -> dict:
         "equal": equal,
         "rows": meta.num_rows,
         "version": f"{meta.major_version}.{meta.minor_version}",
-        "columns": [[summarize(p.encoding) for p in c.pages] for c in meta.columns],
-        "column_bytes": [sum(b.size for p in c.pages for b in p.buffers) for c in meta.columns],
+        **encodings,
     }
     if not equal:
         result["diff"] = _first_differences(got_plain, want_plain)

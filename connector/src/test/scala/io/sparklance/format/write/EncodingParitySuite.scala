@@ -13,7 +13,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.format.{LanceFileReader, LanceSchema}
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{FileLocations, Snapshot}
-import io.sparklance.testutil.{Golden, PylanceFiles}
+import io.sparklance.testutil.{ArrowData, FileRoundTrip, Golden, PylanceFiles}
 
 /**
  * The data of pylance's golden files, rewritten by our writer in the same file version: pylance
@@ -32,7 +32,14 @@ class EncodingParitySuite extends AnyFunSuite {
    * Why a column's encodings may differ from pylance's, by dataset and column (our column must
    * still not be larger than pylance's).
    */
-  private def knownDifference(dataset: String, column: String): Option[String] = dataset match {
+  private def knownDifference(dataset: String, column: String): Option[String] = (dataset, column) match {
+    case ("encodings_v2_1" | "encodings_v2_2", "mostly_null_int64") =>
+      Some("pylance's input held random values in its null slots, which defeat RLE; our reader, the source of this " +
+        "rewrite, gives zeros there, so runs appear")
+    case _ => knownPageSplit(dataset)
+  }
+
+  private def knownPageSplit(dataset: String): Option[String] = dataset match {
     case "many_pages_v2_1" | "many_pages_v2_2" =>
       Some("pylance cut these pages by a small data_cache_bytes between irregular input batches; we write one " +
         "8 MiB page, so the level compression of its short last page does not appear")
@@ -47,26 +54,36 @@ class EncodingParitySuite extends AnyFunSuite {
       val df = m.fragments.head.files.head
       val original = new FileLocations(snap.root, m).dataFile(df)
       val columnOf = df.fields.zip(df.columnIndices).toMap
-      val schema = LanceSchema(m.schema.fields, m.schema.metadata)
+      // Blob v2 columns (2.2 datasets) hold descriptors of bytes that may live in other files; the
+      // table writer, not the file writer, decides that, so they are left out of the rewrite.
+      val schema = LanceSchema(m.schema.fields.filterNot(_.blobVersion.contains(2)), m.schema.metadata)
       val reader = LanceFileReader.open(store, original)
-      val vectors = try schema.fields.map(f => reader.scan(f, columnOf.get).next(reader.numRows.toInt, allocator))
-      finally reader.close()
-      val arrow = schema.toArrow(name)
+      val vectors = try schema.fields.map { f =>
+        val v = reader.scan(f, columnOf.get).next(reader.numRows.toInt, allocator)
+        // Blob columns read as descriptors; the writer takes their bytes.
+        if (f.blobVersion.isEmpty) v
+        else try blobVector(f.toArrowForWrite(name), FileRoundTrip.blobBytes(new File(original.stripPrefix("file:")), v)) finally v.close()
+      } finally reader.close()
+      val arrow = schema.toArrowForWrite(name)
       val root = new VectorSchemaRoot(arrow.getFields, vectors.asJava, vectors.head.getValueCount)
       try {
         val ours = new File(dir, s"$name.lance")
         val expected = new File(dir, s"$name.arrow")
         val w = new LanceFileWriter(FileSink.of(new FileOutputStream(ours)), schema, FileWriterOptions(m.fileVersion(name).get))
         w.write(root)
-        w.finish()
+        val written = w.finish()
         PylanceFiles.writeExpected(Seq(root), expected)
         val Seq(theirs, mine) = PylanceFiles.check(Seq(expected -> new File(original.stripPrefix("file:")), expected -> ours))
-        assert(theirs.equal, s"pylance and our reader disagree on the golden file itself: ${theirs.problem}")
+        // pylance's file reader cannot open files holding blob v2 columns on their own; the
+        // golden test of our reader covers those files through the dataset.
+        if (!m.schema.fields.exists(_.blobVersion.contains(2)))
+          assert(theirs.equal, s"pylance and our reader disagree on the golden file itself: ${theirs.problem}")
         assert(mine.equal, s"pylance reads our file differently: ${mine.problem}")
         val leafNames = leaves(schema)
-        val problems = leafNames.indices.flatMap { c =>
-          val (t, o) = (theirs.pageEncodings(c).distinct, mine.pageEncodings(c).distinct)
-          val (tb, ob) = (theirs.columnBytes(c), mine.columnBytes(c))
+        val problems = written.fieldIds.indices.flatMap { c =>
+          val tc = columnOf(written.fieldIds(c))
+          val (t, o) = (theirs.pageEncodings(tc).distinct, mine.pageEncodings(c).distinct)
+          val (tb, ob) = (theirs.columnBytes(tc), mine.columnBytes(c))
           if (t == o) None
           else if (knownDifference(name, leafNames(c)).isDefined && ob <= tb) None
           else Some(s"${leafNames(c)}: pylance ${t.mkString(" | ")} ($tb bytes); ours ${o.mkString(" | ")} ($ob bytes)")
@@ -76,6 +93,9 @@ class EncodingParitySuite extends AnyFunSuite {
       } finally root.close()
     }
   }
+
+  private def blobVector(f: org.apache.arrow.vector.types.pojo.Field, values: IndexedSeq[Any]) =
+    ArrowData.vector(f, values.map { case null => null; case b: Seq[_] => b.asInstanceOf[Seq[Byte]].toArray }, allocator)
 
   private def leaves(schema: LanceSchema): IndexedSeq[String] = {
     def walk(f: io.sparklance.format.LanceField, prefix: String): Iterator[String] =

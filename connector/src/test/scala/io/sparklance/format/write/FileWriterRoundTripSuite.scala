@@ -73,6 +73,9 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
   private def blob(name: String, t: ArrowType) =
     new Field(name, new FieldType(true, t, null, java.util.Map.of("lance-encoding:blob", "true")), java.util.List.of())
 
+  private def packed(name: String, children: Field*) =
+    new Field(name, new FieldType(true, ArrowType.Struct.INSTANCE, null, java.util.Map.of("lance-encoding:packed", "true")), children.asJava)
+
   // Strings of 256 bytes and more are written full-zip.
   private def longStrings = field("long_s", ArrowType.Utf8.INSTANCE)
 
@@ -83,8 +86,11 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
   } yield Case(s"${version}_${tag}_$pages", version, nulls, pageBytes, rows)
 
   private def schemaFor(c: Case): Schema =
-    new Schema((primitives ++ nested ++ Seq(longStrings, blob("blob", ArrowType.LargeBinary.INSTANCE)) ++
-      (if (c.version >= FileVersion.V2_2) Seq(mapField) else Nil)).asJava)
+    new Schema((primitives ++ nested ++ Seq(longStrings, blob("blob", ArrowType.LargeBinary.INSTANCE),
+      packed("packed", ArrowData.required("a", new ArrowType.Int(32, true)), ArrowData.required("b", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)))) ++
+      (if (c.version >= FileVersion.V2_2) Seq(mapField,
+        packed("packed_var", ArrowData.required("a", new ArrowType.Int(32, true)), ArrowData.required("s", ArrowType.Utf8.INSTANCE)))
+      else Nil)).asJava)
 
   private def data(schema: Schema, c: Case, rnd: Random): Seq[IndexedSeq[Any]] = schema.getFields.asScala.toSeq.map { f =>
     if (f.getName.startsWith("blob")) IndexedSeq.tabulate(c.rows)(i =>

@@ -93,6 +93,8 @@ private[write] final class LeafColumnEncoder(
         else levelsOnly(rep, defs, numEntries, layers)
       } else if (version >= FileVersion.V2_2 && dictionaryKeyBytes.isEmpty && constant.isDefined) constantPage(constant.get, rep, defs, numEntries, layers)
       else if (dictionary.isDefined) miniBlock(dictionary.get.indices, Some(dictionary.get.dictionary), rep, defs, numEntries, maxVisible, layers)
+      else if (vals.isInstanceOf[StructValues] && vals.asInstanceOf[StructValues].children.exists(_.isInstanceOf[VariableData]))
+        fullZip(vals, rep, defs, numEntries, maxVisible, layers)
       else if (requested.contains("miniblock") || (!requested.contains("fullzip") && narrow(vals))) miniBlock(vals, None, rep, defs, numEntries, maxVisible, layers)
       else fullZip(vals, rep, defs, numEntries, maxVisible, layers)
     val out = EncodedPage(column, page._1, rows, firstRow, PageLayoutCodec.toAny(page._2))
@@ -178,7 +180,15 @@ private[write] final class LeafColumnEncoder(
 
   private def fullZip(vals: DecodedValues, rep: Array[Short], defs: Array[Short], n: Int, maxVisible: Int,
       layers: IndexedSeq[RepDefLayer]): (IndexedSeq[Array[Byte]], PageLayout) = {
-    val (data, encoding) = compression.perValue(fieldCompression, vals).compress(vals)
+    val compressor = vals match {
+      // packed.rs PackedStructVariablePerValueEncoder: each member compressed as its own field would be.
+      case s: StructValues => new PackedStruct.VariablePerValue(s.children.zip(field.children).map { case (v, f) =>
+        compression.perValue(FieldCompression.fromMetadata(f.name, f.metadata, if (f.logicalType.startsWith("large_")) 64 else 32,
+          binary = f.logicalType == "binary" || f.logicalType == "large_binary"), v)
+      })
+      case _ => compression.perValue(fieldCompression, vals)
+    }
+    val (data, encoding) = compressor.compress(vals)
     val b = FullZipPageWriter.write(data, rep, defs, n, maxVisible, scheme.maxRep)
     val (bpv, bpo) = data match {
       case PerValueData.Fixed(bits, _, _) => (Some(bits), None)

@@ -49,16 +49,24 @@ private[write] object LeafValues {
   }
 
   /**
-   * A struct stored in one column (`lance-encoding:packed`), row-major: its children must be
-   * fixed width and never null themselves (pylance refuses both otherwise; the struct itself
-   * may be null).
+   * A struct stored in one column (`lance-encoding:packed`), row-major. Its members are never
+   * null themselves (pylance refuses that; the struct itself may be null). From file format 2.2
+   * members may be strings or binaries (a variable packed struct).
    */
-  def packedStruct(a: Field, field: String): LeafValues = {
-    val widths = a.getChildren.asScala.toIndexedSeq.map { c =>
-      FixedWidth.bytes(c.getType).getOrElse(throw Errors.unsupported(
-        s"a packed struct member of type ${c.getType} (field '$field.${c.getName}'); packed structs hold fixed-width members", "the file writer"))
+  def packedStruct(a: Field, field: String, variableAllowed: Boolean): LeafValues = {
+    val children = a.getChildren.asScala.toIndexedSeq.map { c =>
+      c.getType match {
+        case _: ArrowType.Utf8 | _: ArrowType.Binary | _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary =>
+          if (!variableAllowed) throw Errors.unsupported(
+            s"a packed struct member of type ${c.getType} (field '$field.${c.getName}') in file format 2.1; " +
+              "packed structs with string or binary members need file format 2.2", "the file writer")
+          new Variable(large = c.getType.isInstanceOf[ArrowType.LargeUtf8] || c.getType.isInstanceOf[ArrowType.LargeBinary])
+        case t => new Fixed(FixedWidth.bytes(t).getOrElse(throw Errors.unsupported(
+          s"a packed struct member of type $t (field '$field.${c.getName}'); packed structs hold fixed-width, string or binary members",
+          "the file writer")))
+      }
     }
-    new PackedStruct(widths, field)
+    new PackedStruct(children, field)
   }
 
   /** Byte widths of the fixed-width Arrow types (booleans, 1 bit, are not among them). */
@@ -200,8 +208,7 @@ private[write] object LeafValues {
     }
   }
 
-  final class PackedStruct(widths: IndexedSeq[Int], field: String) extends LeafValues {
-    private val children = widths.map(new Fixed(_))
+  final class PackedStruct(children: IndexedSeq[LeafValues], field: String) extends LeafValues {
     def count: Int = children.head.count
     def bytes: Long = children.map(_.bytes).sum
     def appendRun(leaf: ValueVector, from: Int, len: Int): Unit = {

@@ -39,7 +39,7 @@ private[write] final class StructuralFieldEncoder(
           options.version, options.pageBytes, compression)
         column += 1
       case _: ArrowType.Struct if !f.columnsOwnedByLeaves =>
-        out += new LeafColumnEncoder(f, new LevelScheme(nodes), LeafValues.packedStruct(a, f.name), 32, column,
+        out += new LeafColumnEncoder(f, new LevelScheme(nodes), LeafValues.packedStruct(a, f.name, options.version >= FileVersion.V2_2), 32, column,
           options.version, options.pageBytes, compression)
         column += 1
       case _: ArrowType.Struct =>
