@@ -14,10 +14,11 @@ final case class EncodedPage(column: Int, buffers: IndexedSeq[Array[Byte]], numR
 trait FieldEncoder {
   /** The columns this field takes, in file order. */
   def numColumns: Int
-  /** Buffers rows `[from, from + count)` of `vector`, the field's values in the batch. */
-  def append(vector: ValueVector, from: Int, count: Int): Unit
-  /** Pages whose buffered data passed the budget. */
-  def readyPages(): Seq[EncodedPage]
+  /**
+   * Buffers rows `[from, from + count)` of `vector`, the field's values in the batch, and returns
+   * the pages that filled up meanwhile: a column holds about its page budget, never a batch.
+   */
+  def append(vector: ValueVector, from: Int, count: Int): Seq[EncodedPage]
   /** Every buffered row as pages: the end of the file. */
   def finish(): Seq[EncodedPage]
   /** The column-level encoding of each column. */

@@ -51,8 +51,7 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
     if (n == 0) return
     var i = 0
     while (i < encoders.length) {
-      encoders(i).append(batch.getVector(i), 0, n)
-      encoders(i).readyPages().foreach(writePage)
+      encoders(i).append(batch.getVector(i), 0, n).foreach(writePage)
       i += 1
     }
     rows += n

@@ -83,6 +83,25 @@ class FileWriterInputSuite extends AnyFunSuite {
     try assert(intercept[InvalidArgumentException](w.write(bad)).getMessage.contains("cannot be null")) finally bad.close()
   }
 
+  test("a large batch is written in pages of about the budget: a column never buffers the batch") {
+    val vec = new Schema(java.util.List.of(field("v", new ArrowType.FixedSizeList(128), field("item",
+      new ArrowType.FloatingPoint(org.apache.arrow.vector.types.FloatingPointPrecision.SINGLE)))))
+    val rows = 40000 // 20 MB of vectors in one batch
+    val b = batch(vec, IndexedSeq.tabulate(rows)(i => IndexedSeq.fill(128)(i.toFloat)))
+    val file = new File(dir, "large-batch.lance")
+    try {
+      val budget = 1L << 20
+      val (_, w) = FileRoundTrip.write(file, vec, Seq(b), FileWriterOptions(FileVersion.V2_2, budget))
+      val r = io.sparklance.format.LanceFileReader.open(new io.sparklance.storage.hadoop.HadoopObjectStore(new org.apache.hadoop.conf.Configuration()), file.getPath)
+      try {
+        val pages = r.columns.head.pages
+        assert(pages.map(_.numRows).sum == rows)
+        assert(pages.length >= 10, s"${pages.length} pages for 20 MB at a 1 MiB budget")
+        assert(pages.forall(_.bufferSizes.sum <= 2 * budget), pages.map(_.bufferSizes.sum))
+      } finally r.close()
+    } finally b.close()
+  }
+
   test("an empty file (no rows) is a valid file") {
     val file = new File(dir, "empty.lance")
     val empty = batch(ints, IndexedSeq.empty)

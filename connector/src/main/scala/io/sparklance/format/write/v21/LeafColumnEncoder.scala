@@ -58,6 +58,8 @@ private[write] final class LeafColumnEncoder(
 
   def bufferedBytes: Long = values.bytes + shredder.numEntries * (if (scheme.maxRep > 0) 4 else 2)
   def hasRows: Boolean = rowsBuffered > 0
+  /** Buffered bytes per buffered row (0 when nothing is buffered). */
+  def bytesPerRow: Double = if (rowsBuffered == 0) 0.0 else bufferedBytes.toDouble / rowsBuffered
   def full: Boolean = bufferedBytes >= pageBytes
 
   def flush(): EncodedPage = {

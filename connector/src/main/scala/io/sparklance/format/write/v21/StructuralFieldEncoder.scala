@@ -64,9 +64,23 @@ private[write] final class StructuralFieldEncoder(
 
   def numColumns: Int = leaves.length
 
-  def append(vector: ValueVector, from: Int, count: Int): Unit = leaves.foreach(_.append(vector, from, count))
+  // Rows go in slices sized so that a slice is at most half a page budget, learnt from the bytes
+  // per row seen so far: a column never holds much more than its budget, however large a batch.
+  private var sliceRows = 1024
 
-  def readyPages(): Seq[EncodedPage] = leaves.filter(_.full).map(_.flush())
+  def append(vector: ValueVector, from: Int, count: Int): Seq[EncodedPage] = {
+    val pages = Seq.newBuilder[EncodedPage]
+    var at = from
+    while (at < from + count) {
+      val n = math.min(from + count - at, sliceRows)
+      leaves.foreach(_.append(vector, at, n))
+      val bytesPerRow = leaves.map(_.bytesPerRow).max
+      sliceRows = math.max(1, math.min(1 << 16, (options.pageBytes / 2 / math.max(bytesPerRow, 1.0)).toInt))
+      leaves.foreach(l => if (l.full) pages += l.flush())
+      at += n
+    }
+    pages.result()
+  }
 
   def finish(): Seq[EncodedPage] = leaves.filter(_.hasRows).map(_.flush())
 
