@@ -150,3 +150,22 @@ def test_time_columns_read_as_time_where_the_session_enables_it(spark, golden):
                 assert [None if g is None else _norm(g, f.type) for g in got] == want, f.name
     finally:
         spark.conf.unset(TIME_TYPE_CONF)
+
+
+def test_vector_declared_in_pyspark_reaches_the_write_schema(spark):
+    """The README's declaration, as PySpark sends it to the JVM, makes a fixed-size list."""
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame([(1, [0.1, 0.2, 0.3])], "id long, v array<float>")
+    declared = [
+        ({"arrow.fixed-size-list.size": 3}, "FixedSizeList(3)", "FloatingPoint(SINGLE)"),
+        ({"arrow.fixed-size-list.size": 3, "lance.logical_type.element": "halffloat"}, "FixedSizeList(3)", "FloatingPoint(HALF)"),
+        ({"lance.logical_type": "fixed_size_list:float:3"}, "FixedSizeList(3)", "FloatingPoint(SINGLE)"),
+        ({}, "List", "FloatingPoint(SINGLE)"),
+    ]
+    jvm = spark._jvm
+    for metadata, list_type, item_type in declared:
+        schema = df.select("id", F.col("v").alias("v", metadata=metadata)).schema
+        arrow = jvm.io.sparklance.spark.WriteSchema.arrow(jvm.org.apache.spark.sql.types.DataType.fromJson(schema.json()), "test")
+        v = arrow.findField("v")
+        assert (v.getType().toString(), v.getChildren().get(0).getType().toString()) == (list_type, item_type), metadata
