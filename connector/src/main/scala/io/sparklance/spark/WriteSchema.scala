@@ -131,22 +131,25 @@ object WriteSchema {
     }
     val valid = paths(sf.dataType, "").map(p => SparkArrow.logicalTypeKey(p) -> p).toMap
     keys.map { k =>
-      val path = valid.getOrElse(k, throw Errors.invalidColumnMetadata(where, column, k, sf.metadata.json,
+      val lt = text(sf.metadata, k)
+      val path = valid.getOrElse(k, throw Errors.invalidColumnMetadata(where, column, k, lt.merge,
         s"a key naming a place in ${sf.dataType.simpleString}: one of ${valid.keys.toSeq.sorted.mkString(", ")}"))
-      val lt = try sf.metadata.getString(k) catch {
-        case _: ClassCastException => throw Errors.invalidColumnMetadata(where, column, k, sf.metadata.json, "a Lance logical type string")
-      }
-      path -> lt
+      path -> lt.getOrElse(throw Errors.invalidColumnMetadata(where, column, k, lt.merge, "a Lance logical type string"))
     }.toMap
   }
+
+  /** The string under `key` (Right), or how the value is written when it is not one (Left). */
+  private def text(metadata: Metadata, key: String): Either[String, String] =
+    try Right(metadata.getString(key)) catch {
+      case _: ClassCastException =>
+        Left(try metadata.getLong(key).toString catch { case _: ClassCastException => "a value that is neither a string nor a long" })
+    }
 
   /** The declared dimension of vector field `sf`, if any: a positive long (or its decimal string). */
   private def vectorSize(sf: StructField, column: String, where: String): Option[Int] =
     if (!sf.metadata.contains(VectorSizeKey)) None
     else {
-      val raw = try sf.metadata.getLong(VectorSizeKey).toString catch {
-        case _: ClassCastException => try sf.metadata.getString(VectorSizeKey) catch { case _: ClassCastException => sf.metadata.json }
-      }
+      val raw = text(sf.metadata, VectorSizeKey).merge
       Some(raw.toIntOption.filter(_ > 0).getOrElse(
         throw Errors.invalidColumnMetadata(where, column, VectorSizeKey, raw, "a positive vector dimension below 2^31")))
     }
