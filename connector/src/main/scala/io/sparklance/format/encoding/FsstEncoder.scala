@@ -202,7 +202,7 @@ object FsstEncoder {
     // Per byte, and per two-byte prefix: (length << 12) | (escape << 8) | code, the two-byte
     // symbol, else the first byte's symbol, else its escape. Per slot: a symbol of 3..8 bytes.
     private val byteCode = Array.fill(256)((1 << 12) | (1 << 8) | Fsst.Escape)
-    private val shortCode = new Array[Int](65536)
+    private val shortCode = new Array[Char](65536)
     private val slotCode = new Array[Int](HashSlots)
     private val slotValue = Array.fill(HashSlots)(-1L)
     private val slotMask = new Array[Long](HashSlots)
@@ -210,14 +210,17 @@ object FsstEncoder {
     {
       var c = 0
       while (c < n) {
+        // Training never puts the terminator in a multi-byte symbol; `compress` relies on it.
+        var k = 1
+        while (k < lengths(c)) { require(((values(c) >>> (8 * k)) & 0xff) != terminator, "terminator inside a symbol"); k += 1 }
         if (lengths(c) == 1) byteCode(values(c).toInt & 0xff) = (1 << 12) | c
         c += 1
       }
       var i = 0
-      while (i < 65536) { shortCode(i) = byteCode(i & 0xff); i += 1 }
+      while (i < 65536) { shortCode(i) = byteCode(i & 0xff).toChar; i += 1 }
       c = 0
       while (c < n) {
-        if (lengths(c) == 2) shortCode(values(c).toInt & 0xffff) = (2 << 12) | c
+        if (lengths(c) == 2) shortCode(values(c).toInt & 0xffff) = ((2 << 12) | c).toChar
         else if (lengths(c) >= 3) {
           val s = slot(values(c))
           slotCode(s) = (lengths(c) << 12) | c
@@ -256,6 +259,7 @@ object FsstEncoder {
       val offsets = new Array[Int](count + 1)
       // Up to here a whole word can be read, past the value's end when it is short.
       val wordLimit = in.length - 8
+      val fill = (terminator & 0xffL) * 0x0101010101010101L
       var o = 0
       var v = 0
       while (v < count) {
@@ -265,20 +269,20 @@ object FsstEncoder {
         while (end - p >= 8) {
           val w = LE.getLong(in, p)
           val s = slot(w)
-          val code = if ((w & slotMask(s)) == slotValue(s)) slotCode(s) else shortCode(w.toInt & 0xffff)
+          val code = if ((w & slotMask(s)) == slotValue(s)) slotCode(s) else shortCode(w.toInt & 0xffff).toInt
           out(o) = code.toByte
           out(o + 1) = w.toByte
           o += 1 + ((code >>> 8) & 1)
           p += code >>> 12
         }
-        // The last few bytes: the word is cut to them, and a symbol must fit in them.
+        // The last few bytes: past the value the word is filled with the terminator, which no
+        // multi-byte symbol contains (see `SymbolTable`), so no match can reach past the end.
         while (p < end) {
-          val remaining = end - p
-          val w = (if (p <= wordLimit) LE.getLong(in, p) else load(in, p, end)) & mask(remaining)
+          val keep = -1L >>> ((8 - (end - p)) << 3)
+          val word = if (p <= wordLimit) LE.getLong(in, p) else load(in, p, end)
+          val w = (word & keep) | (fill & ~keep)
           val s = slot(w)
-          var code = if ((w & slotMask(s)) == slotValue(s) && (slotCode(s) >>> 12) <= remaining) slotCode(s)
-            else shortCode(w.toInt & 0xffff)
-          if ((code >>> 12) > remaining) code = byteCode(w.toInt & 0xff)
+          val code = if ((w & slotMask(s)) == slotValue(s)) slotCode(s) else shortCode(w.toInt & 0xffff).toInt
           out(o) = code.toByte
           out(o + 1) = w.toByte
           o += 1 + ((code >>> 8) & 1)

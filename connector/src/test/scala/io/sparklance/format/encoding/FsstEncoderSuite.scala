@@ -31,9 +31,8 @@ class FsstEncoderSuite extends AnyFunSuite {
     Header(h >>> 32, ((h >>> 24) & 0xff).toInt, ((h >>> 16) & 0xff).toInt, ((h >>> 8) & 0xff).toInt, (h & 0xff).toInt)
   }
 
-  private def assertSameValues(expected: Seq[Array[Byte]], actual: VariableData, what: String): Unit = {
+  private def assertSameValues(expected: IndexedSeq[Array[Byte]], actual: VariableData, what: String): Unit = {
     assert(actual.count == expected.size, what)
-    // Arrays.equals, not sameElements: the latter takes seconds on pages of thousands of values.
     expected.indices.foreach { i =>
       if (!java.util.Arrays.equals(actual.bytes, actual.offsets(i), actual.offsets(i + 1), expected(i), 0, expected(i).length))
         fail(s"$what: value $i differs")
@@ -45,7 +44,8 @@ class FsstEncoderSuite extends AnyFunSuite {
    * the mini-block decoder chunk by chunk (32- and 64-bit offsets) and value by value as full-zip
    * pages do. Returns the compressed form.
    */
-  private def roundTrip(values: Seq[Array[Byte]]): FsstCompressed = {
+  private def roundTrip(valueSeq: Seq[Array[Byte]]): FsstCompressed = {
+    val values = valueSeq.toIndexedSeq // the generators build lists; values are looked up by index
     val data = VariableData.of(values)
     val fsst = FsstEncoder.compress(data)
     assert(fsst.symbolTable.length == 2312)
