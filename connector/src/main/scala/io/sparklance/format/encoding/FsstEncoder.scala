@@ -265,20 +265,10 @@ object FsstEncoder {
       while (v < count) {
         var p = data.offsets(v)
         val end = data.offsets(v + 1)
-        // Whole words while eight bytes remain: no symbol can reach past the value.
-        while (end - p >= 8) {
-          val w = LE.getLong(in, p)
-          val s = slot(w)
-          val code = if ((w & slotMask(s)) == slotValue(s)) slotCode(s) else shortCode(w.toInt & 0xffff).toInt
-          out(o) = code.toByte
-          out(o + 1) = w.toByte
-          o += 1 + ((code >>> 8) & 1)
-          p += code >>> 12
-        }
-        // The last few bytes: past the value the word is filled with the terminator, which no
-        // multi-byte symbol contains (see `SymbolTable`), so no match can reach past the end.
+        // A word of the next 8 bytes; past the value's end it is filled with the terminator,
+        // which no multi-byte symbol contains (see `SymbolTable`), so no match reaches past the end.
         while (p < end) {
-          val keep = -1L >>> ((8 - (end - p)) << 3)
+          val keep = -1L >>> ((8 - math.min(end - p, 8)) << 3)
           val word = if (p <= wordLimit) LE.getLong(in, p) else load(in, p, end)
           val w = (word & keep) | (fill & ~keep)
           val s = slot(w)
