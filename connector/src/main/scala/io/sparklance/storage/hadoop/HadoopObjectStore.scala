@@ -19,7 +19,22 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
 
   private def toPath(p: String): Path = new Path(HadoopObjectStore.toHadoopUri(p))
 
-  private def fs(path: Path): FileSystem =
+  /**
+   * File systems by scheme and authority, looked up once per store (a store serves one task
+   * or one query's planning): Hadoop's FileSystem.get asks for the current user on every
+   * call, a visible share of the time to open the few files of a point look-up.
+   */
+  private val fileSystems = new java.util.concurrent.ConcurrentHashMap[(String, String), FileSystem]()
+
+  private def fs(path: Path): FileSystem = {
+    val uri = path.toUri
+    val key = (Option(uri.getScheme).getOrElse(""), Option(uri.getAuthority).getOrElse(""))
+    val known = fileSystems.get(key)
+    if (known != null) known
+    else { val f = fileSystemOf(path); fileSystems.put(key, f); f }
+  }
+
+  private def fileSystemOf(path: Path): FileSystem =
     try path.getFileSystem(conf) match {
       // Lance files carry no Hadoop .crc side files; the checksumming wrapper of the local
       // file system would only slow every read down (about 3x), so read the raw one.
