@@ -131,13 +131,9 @@ def pylance_write(batches: list[pa.RecordBatch], schema: pa.Schema, dest: Path, 
 
 
 def jvm_run(folder: Path, kinds: list[str], reps: int, profile: Path | None) -> dict:
-    cmds = []
-    if profile is not None:
-        profile.mkdir(parents=True, exist_ok=True)
-        cmds.append(f'set bench / run / javaOptions += "-XX:StartFlightRecording=filename={profile / "encode.jfr"},settings=profile"')
-    cmds.append(f"bench/runMain io.sparklance.bench.EncodeBench {folder} {reps} {','.join(kinds)}")
-    proc = subprocess.run([str(REPO / "build" / "sbt"), *cmds], cwd=REPO, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
+    main = f"io.sparklance.bench.EncodeBench {folder} {reps} {','.join(kinds)}" + (f" {profile.resolve()}" if profile else "")
+    proc = subprocess.run([str(REPO / "build" / "sbt"), f"bench/runMain {main}"], cwd=REPO, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL)
     out = {}
     for line in proc.stdout.splitlines():
         line = line.split("] ", 1)[-1]
@@ -148,6 +144,33 @@ def jvm_run(folder: Path, kinds: list[str], reps: int, profile: Path | None) -> 
         sys.stderr.write(proc.stdout[-5000:] + proc.stderr[-5000:])
         raise SystemExit("EncodeBench failed")
     return out
+
+
+def _method(frame: dict) -> tuple[str, str]:
+    """(class, 'Class.method') of a JFR stack frame; JFR spells classes with slashes."""
+    cls = frame["method"]["type"]["name"].replace("/", ".")
+    return cls, f"{cls.rsplit('.', 1)[-1]}.{frame['method']['name']}"
+
+
+def hot_methods(jfr: Path, top: int = 8) -> str:
+    """Where a recording's CPU samples were: methods on top of the stack (self) and our format-layer
+    methods anywhere on it (total, lambdas left out), in % of the samples."""
+    text = subprocess.run(["jfr", "print", "--json", "--events", "jdk.ExecutionSample", str(jfr)],
+                          capture_output=True, text=True, check=True).stdout
+    cpu = json.loads(text)["recording"]["events"]
+    own: dict[str, float] = {}
+    total: dict[str, float] = {}
+    for e in cpu:
+        frames = [_method(f) for f in (e["values"]["stackTrace"] or {"frames": []})["frames"]]
+        if frames:
+            own[frames[0][1]] = own.get(frames[0][1], 0) + 1
+        for name in {m for cls, m in frames if cls.startswith("io.sparklance.format") and "$$Lambda" not in cls}:
+            total[name] = total.get(name, 0) + 1
+
+    def fmt(d: dict[str, float], n: float) -> str:
+        return ", ".join(f"{name} {100 * c / n:.0f} %" for name, c in sorted(d.items(), key=lambda x: -x[1])[:top])
+    return (f"{len(cpu)} CPU samples. Self: {fmt(own, max(1, len(cpu)))}. Total (format layer): "
+            f"{fmt(total, max(1, len(cpu)))}")
 
 
 def loadavg() -> str:
@@ -175,6 +198,9 @@ def main() -> None:
         info[kind] = {"rows": table.num_rows, "arrow_bytes": table.nbytes, "batches": len(batches),
                       "pylance": pylance_write(batches, table.schema, d / "pylance.lance", args.reps)}
         del table, batches
+    if args.profile:
+        for f in (f for k in kinds for f in args.profile.glob(f"{k}-*.jfr")):
+            f.unlink()
     jvm = jvm_run(out, kinds, args.reps, args.profile)
 
     print(f"Command: `python bench/encode_bench.py --scale {args.scale:g} --reps {args.reps}`  ")
@@ -210,6 +236,23 @@ def main() -> None:
         print()
         print(f"Overall size ours/pylance over the kinds both wrote: {tot_ours / MB:.1f} MB / {tot_theirs / MB:.1f} MB "
               f"= {tot_ours / tot_theirs:.3f}")
+    print()
+    print("Our writer's fastest run in detail: CPU seconds of the writing thread and of the whole JVM, time in "
+          "garbage collection, and heap bytes the writing thread allocated per byte of Arrow input.")
+    print()
+    print("| column kind | wall s | thread CPU s | process CPU s | GC s | heap allocated / Arrow byte |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for kind in kinds:
+        j = jvm.get(kind, {})
+        if "seconds" in j:
+            print(f"| {kind} | {j['seconds']:.3f} | {j['cpu_seconds']:.3f} | {j['process_cpu_seconds']:.3f} | "
+                  f"{j['gc_seconds']:.3f} | {j['allocated_bytes'] / info[kind]['arrow_bytes']:.1f} |")
+    if args.profile:
+        print()
+        print("Profiles (JFR, 1 ms sampling, as many runs again as were timed):")
+        print()
+        for jfr in sorted(f for k in kinds for f in args.profile.glob(f"{k}-*.jfr")):
+            print(f"- {jfr.stem}: {hot_methods(jfr)}")
 
 
 if __name__ == "__main__":

@@ -22,11 +22,16 @@ import io.sparklance.storage.hadoop.HadoopObjectStore
  * the thread's and the process's CPU seconds in that run, our file's size, and the best decode
  * time of each file.
  *
- * Usage: EncodeBench <folder> [repetitions] [kind,kind,...]
+ * With a profile folder, as many runs again as were timed are recorded with Java Flight Recorder
+ * after the timed runs, into `<kind>-encode.jfr`, `<kind>-decode-ours.jfr` and
+ * `<kind>-decode-theirs.jfr` there.
+ *
+ * Usage: EncodeBench <folder> [repetitions] [kind,kind,...] [profile folder]
  */
 object EncodeBench {
   private val store = new HadoopObjectStore(new Configuration())
-  private val threads = ManagementFactory.getThreadMXBean
+  private val threads = ManagementFactory.getThreadMXBean.asInstanceOf[com.sun.management.ThreadMXBean]
+  private val gcs = ManagementFactory.getGarbageCollectorMXBeans.asScala
   private val os = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
 
   def main(args: Array[String]): Unit = {
@@ -34,6 +39,8 @@ object EncodeBench {
     val reps = if (args.length > 1) args(1).toInt else 5
     val kinds = if (args.length > 2) args(2).split(',').toSeq
       else folder.listFiles().map(_.getName).filter(_.endsWith(".arrow")).map(_.stripSuffix(".arrow")).sorted.toSeq
+    val profile = if (args.length > 3) Some(new File(args(3))) else None
+    profile.foreach(_.mkdirs())
     kinds.foreach { kind =>
       val allocator = new RootAllocator(Long.MaxValue)
       val batches = readIpc(new File(folder, s"$kind.arrow"), allocator)
@@ -43,15 +50,17 @@ object EncodeBench {
       try {
         fields += s""""kind": "$kind""""
         try {
-          val (wall, threadCpu, processCpu) = encode(batches, ours, reps)
-          fields += s""""seconds": $wall, "cpu_seconds": $threadCpu, "process_cpu_seconds": $processCpu, "bytes": ${ours.length}"""
+          val e = encode(batches, ours, reps, profile.map(new File(_, s"$kind-encode.jfr")))
+          fields += s""""seconds": ${e.wall}, "cpu_seconds": ${e.threadCpu}, "process_cpu_seconds": ${e.processCpu}, """ +
+            s""""gc_seconds": ${e.gc}, "allocated_bytes": ${e.allocated}, "bytes": ${ours.length}"""
         } catch {
           case t: Throwable =>
             ours.delete()
             fields += s""""error": "${firstLine(t)}""""
         }
         val files = Seq("ours" -> ours, "theirs" -> theirs).filter(_._2.exists)
-        decode(files.map(_._2), reps).zip(files).foreach { case (sec, (who, _)) => fields += s""""decode_${who}_seconds": $sec""" }
+        def jfrOf(who: String) = profile.map(new File(_, s"$kind-decode-$who.jfr"))
+        decode(files.map { case (who, f) => (f, jfrOf(who)) }, reps).zip(files).foreach { case (sec, (who, _)) => fields += s""""decode_${who}_seconds": $sec""" }
       } finally {
         batches.foreach(_.close())
         allocator.close()
@@ -82,8 +91,13 @@ object EncodeBench {
     } finally reader.close()
   }
 
-  /** Best wall seconds of `reps` writes after a warm-up, with the thread and process CPU seconds of that write. */
-  private def encode(batches: IndexedSeq[VectorSchemaRoot], dest: File, reps: Int): (Double, Double, Double) = {
+  /** One timed write: wall, this thread's and the process's CPU, and GC seconds; bytes this thread allocated on the heap. */
+  private final case class Encoded(wall: Double, threadCpu: Double, processCpu: Double, gc: Double, allocated: Long)
+
+  private def gcMillis: Long = gcs.map(_.getCollectionTime).sum
+
+  /** The fastest of `reps` writes after a warm-up. */
+  private def encode(batches: IndexedSeq[VectorSchemaRoot], dest: File, reps: Int, jfr: Option[File]): Encoded = {
     val schema = LanceSchema.fromArrow(batches.head.getSchema, dest.getPath)
     def once(): Unit = {
       val w = new LanceFileWriter(FileSink.of(new BufferedOutputStream(new FileOutputStream(dest), 1 << 16)), schema,
@@ -92,19 +106,27 @@ object EncodeBench {
       catch { case t: Throwable => w.abort(); throw t }
     }
     warmUp(once())
-    var best = (Double.MaxValue, 0.0, 0.0)
+    var best = Encoded(Double.MaxValue, 0, 0, 0, 0)
+    val me = Thread.currentThread().getId
     (0 until reps).foreach { _ =>
       System.gc()
+      val (a0, g0) = (threads.getThreadAllocatedBytes(me), gcMillis)
       val (c0, p0, t0) = (threads.getCurrentThreadCpuTime, os.getProcessCpuTime, System.nanoTime())
       once()
       val (t1, c1, p1) = (System.nanoTime(), threads.getCurrentThreadCpuTime, os.getProcessCpuTime)
-      if ((t1 - t0) / 1e9 < best._1) best = ((t1 - t0) / 1e9, (c1 - c0) / 1e9, (p1 - p0) / 1e9)
+      val run = Encoded((t1 - t0) / 1e9, (c1 - c0) / 1e9, (p1 - p0) / 1e9, (gcMillis - g0) / 1e3, threads.getThreadAllocatedBytes(me) - a0)
+      if (run.wall < best.wall) best = run
     }
+    recording(jfr)((0 until reps).foreach(_ => once()))
     best
   }
 
-  /** Best seconds of each file read whole into 8192-row Arrow batches by our reader, the files taking turns. */
-  private def decode(files: Seq[File], reps: Int): Seq[Double] = {
+  /**
+   * Best seconds of each file read whole into 8192-row Arrow batches by our reader, the files taking
+   * turns; then each file's profile, if asked for.
+   */
+  private def decode(filesAndProfiles: Seq[(File, Option[File])], reps: Int): Seq[Double] = {
+    val files = filesAndProfiles.map(_._1)
     def once(file: File): Unit = {
       val allocator = new RootAllocator(Long.MaxValue)
       val reader = LanceFileReader.open(store, file.getPath)
@@ -129,6 +151,7 @@ object EncodeBench {
         best(i) = math.min(best(i), (System.nanoTime() - t0) / 1e9)
       }
     }
+    filesAndProfiles.foreach { case (f, jfr) => recording(jfr)((0 until reps).foreach(_ => once(f))) }
     best.toSeq
   }
 
@@ -139,6 +162,17 @@ object EncodeBench {
   private def columnsOf(schema: LanceSchema): Map[Int, Int] = {
     val empty = new LanceFileWriter(FileSink.of(new ByteArrayOutputStream()), schema, FileWriterOptions()).finish()
     empty.fieldIds.zip(empty.columnIndices).toMap
+  }
+
+  /** Runs `body` under a Java Flight Recorder recording (the JDK's "profile" settings) dumped to `file`, if given. */
+  private def recording(file: Option[File])(body: => Unit): Unit = file match {
+    case None => body
+    case Some(f) =>
+      val r = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"))
+      // A sample every millisecond (the settings' 10 ms give too few in a short run).
+      r.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(1))
+      r.start()
+      try body finally { r.stop(); r.dump(f.toPath); r.close() }
   }
 
   /** JIT warm-up (and the page cache): at least 2 rounds and 3 s. */
