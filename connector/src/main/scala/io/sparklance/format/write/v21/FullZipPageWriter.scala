@@ -21,13 +21,14 @@ private[write] object FullZipPageWriter {
     val bitsRep = if (rep == null) 0 else bitLength(max(rep, numEntries))
     val bitsDef = if (defs == null) 0 else bitLength(max(defs, numEntries))
     val wordBytes = bitsRep + bitsDef match { case 0 => 0; case b if b <= 8 => 1; case b if b <= 16 => 2; case _ => 4 }
-    val out = new ByteArrayBuilder(1024)
-    val rowStarts = new ByteArrayBuilder(0)
-    // An upper bound of the buffer's size decides the index width, as the Rust writer does.
+    // An upper bound of the buffer's size decides the index width, as the Rust writer does, and
+    // sizes the buffer once.
     val (bound, hasIndex) = values match {
       case PerValueData.Fixed(bits, data, _) => (data.length.toLong + wordBytes.toLong * numEntries, rep != null)
       case PerValueData.Variable(bitsPerOffset, v) => (v.dataLength.toLong + wordBytes.toLong * numEntries + bitsPerOffset / 8 * v.count.toLong, true)
     }
+    val out = new ByteArrayBuilder(math.min(bound, Int.MaxValue - 16L).toInt)
+    val rowStarts = new ByteArrayBuilder(0)
     val indexWidth = if (bound < 256) 1 else if (bound < 65536) 2 else if (bound < (1L << 32)) 4 else 8
     def index(v: Long): Unit = {
       val a = rowStarts.reserve(indexWidth)

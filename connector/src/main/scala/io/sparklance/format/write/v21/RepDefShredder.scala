@@ -112,7 +112,36 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
   }
 
   /** Shreds rows `[from, from + count)` of the top-level vector `top`. */
-  def shred(top: ValueVector, from: Int, count: Int): Unit = {
+  def shred(top: ValueVector, from: Int, count: Int): Unit =
+    if (scheme.nodes.isEmpty) shredLeaf(top, from, count) else shredPath(top, from, count)
+
+  // A top-level leaf: one entry per row, at most its own null level, values in runs of rows.
+  private def shredLeaf(leaf: ValueVector, from: Int, count: Int): Unit = {
+    val level = scheme.leafNull
+    noteNulls(leaf, from, from + count, level)
+    if (leaf.getNullCount == 0 || !occurs(level)) {
+      if (defsMaterialized) defs.appendZeros(count)
+      entries += count
+      values.appendRun(leaf, from, count)
+      return
+    }
+    if (!defsMaterialized) { defs.appendZeros(entries.toInt); defsMaterialized = true }
+    var i = from
+    val end = from + count
+    while (i < end) {
+      if (leaf.isNull(i)) { defs.append(level.toShort); values.appendNull(); i += 1 }
+      else {
+        var j = i + 1
+        while (j < end && !leaf.isNull(j)) j += 1
+        defs.appendZeros(j - i)
+        values.appendRun(leaf, i, j - i)
+        i = j
+      }
+    }
+    entries += count
+  }
+
+  private def shredPath(top: ValueVector, from: Int, count: Int): Unit = {
     // The range of each vector these rows cover, below null parents too: a layer is nullable in a
     // page when its vector has a null anywhere in that range, as the Rust writer decides from
     // each Arrow array's null buffer (an all-null struct's members are nullable layers too).
