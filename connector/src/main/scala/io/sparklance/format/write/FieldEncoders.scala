@@ -3,6 +3,7 @@ package io.sparklance.format.write
 import org.apache.arrow.vector.types.pojo.Field
 
 import io.sparklance.format.{FileVersion, LanceField, LanceSchema}
+import io.sparklance.format.write.v20.V20FieldEncoder
 import io.sparklance.format.write.v21.StructuralFieldEncoder
 import io.sparklance.util.Errors
 
@@ -12,11 +13,12 @@ import io.sparklance.util.Errors
 private[write] object FieldEncoders {
 
   def create(f: LanceField, a: Field, firstColumn: Int, options: FileWriterOptions): FieldEncoder = options.version match {
+    case FileVersion.V2_0 => new V20FieldEncoder(f, a, firstColumn, options)
     case FileVersion.V2_1 | FileVersion.V2_2 => new StructuralFieldEncoder(f, a, firstColumn, options, ???)
     case other => throw Errors.unsupported(s"writing file format $other", "the file writer")
   }
 
-  /** The field id each column holds, in column order: 2.1+ only leaves (a vector is one leaf). */
+  /** The field id each column holds, in column order: 2.0 every field pre-order, 2.1+ only leaves (a vector is one leaf). */
   def columnFieldIds(schema: LanceSchema, version: FileVersion): IndexedSeq[Int] = {
     def leaves(f: LanceField): Iterator[Int] = if (f.children.isEmpty) Iterator.single(f.id) else f.children.iterator.flatMap(leaves)
     version match {

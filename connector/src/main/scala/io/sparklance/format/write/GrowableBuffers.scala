@@ -59,6 +59,25 @@ final class ShortArrayBuilder(initial: Int = 1024) {
   def clear(): Unit = n = 0
 }
 
+final class LongArrayBuilder(initial: Int = 1024) {
+  private var buf = new Array[Long](math.max(initial, 16))
+  private var n = 0
+
+  def length: Int = n
+  def apply(i: Int): Long = buf(i)
+
+  def append(v: Long): Unit = {
+    if (n == buf.length) {
+      if (n > Int.MaxValue / 2 - 16) throw Errors.unsupported("more than 2^30 buffered values in one column page", "the file writer")
+      buf = java.util.Arrays.copyOf(buf, n * 2)
+    }
+    buf(n) = v
+    n += 1
+  }
+
+  def clear(): Unit = n = 0
+}
+
 /** LSB-first bits, as Arrow validity bitmaps and boolean values are laid out. */
 final class BitArrayBuilder {
   private val bytes = new ByteArrayBuilder()

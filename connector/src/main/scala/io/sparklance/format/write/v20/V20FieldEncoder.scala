@@ -1,0 +1,107 @@
+package io.sparklance.format.write.v20
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.arrow.vector.ValueVector
+import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision}
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
+
+import io.sparklance.format.{EncodingAny, LanceField}
+import io.sparklance.format.proto.ArrayEncodingCodec
+import io.sparklance.format.write.{EncodedPage, FieldEncoder, FileWriterOptions}
+import io.sparklance.util.Errors
+
+// Spec: rust/lance-encoding/src/previous/encoder.rs (CoreFieldEncodingStrategy with version
+// 2.0) and lance-format-facts §13.2. In file format 2.0 every field has a column of its own,
+// numbered depth first: a struct's header column comes before its children's, a list's offsets
+// column before its items'. Values (fixed-width, booleans, nulls, fixed-size lists, strings)
+// take one column each.
+
+/** One field's part of a 2.0 file: its column and those of the fields below it. */
+private[v20] trait ColumnNode {
+  def numColumns: Int
+  /** Throws for values this version cannot store, before anything of the batch is buffered. */
+  def check(v: ValueVector, from: Int, count: Int): Unit
+  def append(v: ValueVector, from: Int, count: Int): Unit
+  /** Pages whose budget passed. */
+  def ready(): Seq[EncodedPage]
+  /** Every buffered value as pages, now. */
+  def flush(): Seq[EncodedPage]
+  /** The end of the file: every buffered value and the struct headers. */
+  def finish(): Seq[EncodedPage]
+}
+
+private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstColumn: Int, options: FileWriterOptions) extends FieldEncoder {
+  private val where = "the file writer"
+  private var nextColumn = firstColumn
+
+  private def take(): Int = { nextColumn += 1; nextColumn - 1 }
+
+  private def build(f: LanceField, a: Field, path: String): ColumnNode = a.getType match {
+    case _: ArrowType.Map =>
+      throw Errors.notInFileVersion(s"the map field '$path'", "2.0", where, "write file format 2.2 (2.1 has no maps either)")
+    case _: ArrowType.Struct =>
+      if (!f.columnsOwnedByLeaves) throw Errors.unsupported(s"writing packed struct or blob field '$path'", where)
+      if (f.children.isEmpty) throw Errors.unsupported(s"writing the empty struct field '$path'", where)
+      val column = take()
+      new StructColumn(column, path, a.getChildren.asScala.zip(f.children).map { case (ca, cf) => build(cf, ca, s"$path.${cf.name}") }.toIndexedSeq)
+    case t @ (_: ArrowType.List | _: ArrowType.LargeList) =>
+      val column = take()
+      new ListColumn(column, path, t.isInstanceOf[ArrowType.LargeList], options.pageBytes, build(f.children.head, a.getChildren.get(0), s"$path.${f.children.head.name}"))
+    case _ =>
+      if (f.blobVersion.isDefined) throw Errors.unsupported(s"writing blob field '$path'", where)
+      new ValueColumn(take(), values(a, path, f.metadata), options.pageBytes)
+  }
+
+  private def values(a: Field, path: String, metadata: Map[String, String]): PageValues = a.getType match {
+    case _: ArrowType.Null => new PageValues.Nulls
+    case _: ArrowType.Bool => new PageValues.Flat(1)
+    case _: ArrowType.Utf8 => new PageValues.Binaries(large = false, dictionaryCandidate = true, ArrayEncodingStrategy.compression(metadata))
+    case _: ArrowType.Binary => new PageValues.Binaries(large = false, dictionaryCandidate = false, ArrayEncodingStrategy.compression(metadata))
+    case _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary =>
+      new PageValues.Binaries(large = true, dictionaryCandidate = false, ArrayEncodingStrategy.compression(metadata))
+    case l: ArrowType.FixedSizeList =>
+      val item = a.getChildren.get(0)
+      item.getType match {
+        case _: ArrowType.Utf8 | _: ArrowType.Binary | _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary =>
+          throw Errors.unsupported(s"writing fixed-size lists of ${item.getType} (field '$path') in file format 2.0", where)
+        case _ => new PageValues.FixedSizeLists(l.getListSize, values(item, s"$path.item", Map.empty))
+      }
+    case t => bitWidth(t) match {
+      case Some(bits) => new PageValues.Flat(bits)
+      case None => throw Errors.unsupported(s"writing Arrow type $t (field '$path') in file format 2.0", where)
+    }
+  }
+
+  /** Bits per value of the fixed-width types stored as `flat` (DataType::byte_width * 8). */
+  private def bitWidth(t: ArrowType): Option[Int] = t match {
+    case i: ArrowType.Int => Some(i.getBitWidth)
+    case f: ArrowType.FloatingPoint => Some(f.getPrecision match {
+      case FloatingPointPrecision.HALF => 16
+      case FloatingPointPrecision.SINGLE => 32
+      case FloatingPointPrecision.DOUBLE => 64
+    })
+    case d: ArrowType.Date => Some(if (d.getUnit == DateUnit.DAY) 32 else 64)
+    case t: ArrowType.Time => Some(t.getBitWidth)
+    case _: ArrowType.Timestamp | _: ArrowType.Duration => Some(64)
+    case d: ArrowType.Decimal => Some(d.getBitWidth)
+    case f: ArrowType.FixedSizeBinary => Some(f.getByteWidth * 8)
+    case _ => None
+  }
+
+  private val root: ColumnNode = build(top, arrow, top.name)
+
+  val numColumns: Int = root.numColumns
+
+  def append(vector: ValueVector, from: Int, count: Int): Unit = {
+    root.check(vector, from, count)
+    root.append(vector, from, count)
+  }
+
+  def readyPages(): Seq[EncodedPage] = root.ready()
+
+  def finish(): Seq[EncodedPage] = root.finish()
+
+  // Every 2.0 column says `values{}` (blob columns, which say `blob{}`, are not written here).
+  def columnEncodings: IndexedSeq[EncodingAny] = IndexedSeq.fill(numColumns)(ArrayEncodingCodec.valuesColumnEncoding)
+}
