@@ -50,6 +50,14 @@ object PylanceFiles {
         m.get("columns").map(_.asInstanceOf[Seq[Any]].map(_.asInstanceOf[Seq[Any]].map(_.toString))).getOrElse(Nil))
     }
 
+  /** Asserts that pylance reads every Lance file of the pairs equal to its Arrow file; returns the verdicts. */
+  def assertAllEqual(pairs: Seq[(File, File)]): Seq[Verdict] = {
+    val verdicts = check(pairs)
+    val bad = verdicts.filterNot(_.equal)
+    org.scalatest.Assertions.assert(bad.isEmpty, bad.map(v => s"${v.file}: ${v.problem}").mkString("\n"))
+    verdicts
+  }
+
   /**
    * Writes each `(Arrow IPC file, Lance file)` pair's batches with pylance's own file writer in
    * file format `version` (`dev/golden/write_file.py`): the reference our encodings are compared

@@ -26,7 +26,7 @@ private[v20] final class StructColumn(column: Int, path: String, children: Index
       var i = from
       while (i < from + count) {
         if (s.isNull(i))
-          throw Errors.notInFileVersion(s"the null struct at row $i of field '$path' (2.0 has no struct validity)", "2.0",
+          throw Errors.notInFileVersion(s"the null struct of field '$path' at position $i of the batch (2.0 has no struct validity)", "2.0",
             "the file writer", "write file format 2.1 or 2.2, or replace the null structs by structs of null members")
         i += 1
       }

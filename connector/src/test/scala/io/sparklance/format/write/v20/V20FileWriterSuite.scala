@@ -18,7 +18,7 @@ import io.sparklance.format.{FileVersion, LanceFileReader, LanceSchema}
 import io.sparklance.format.proto.ArrayEncodingCodec
 import io.sparklance.format.write.{FileSink, FileWriterOptions, LanceFileWriter}
 import io.sparklance.storage.hadoop.HadoopObjectStore
-import io.sparklance.testutil.{ArrowData, FileRoundTrip, Golden, PylanceFiles, RandomValues}
+import io.sparklance.testutil.{ArrowData, FileRoundTrip, Golden, PylanceFiles, RandomValues, WriterFields}
 import io.sparklance.testutil.ArrowData.{field, required}
 import io.sparklance.testutil.RandomValues.Nulls
 import io.sparklance.util.{Json, LanceException}
@@ -30,6 +30,7 @@ import io.sparklance.util.{Json, LanceException}
  * chooses for the same batches (and, for the golden 2.0 datasets, for pylance's own data).
  */
 class V20FileWriterSuite extends AnyFunSuite {
+  import V20FileWriterSuite.Case
 
   private val allocator = new RootAllocator()
   private val dir = Files.createTempDirectory("file-writer-v20").toFile
@@ -41,25 +42,8 @@ class V20FileWriterSuite extends AnyFunSuite {
   private def fsl(name: String, n: Int, item: Field) = field(name, new ArrowType.FixedSizeList(n), item)
   private def utf8(name: String) = field(name, ArrowType.Utf8.INSTANCE)
 
-  private val primitives: Seq[Field] = Seq(
-    field("i8", new ArrowType.Int(8, true)), field("u8", new ArrowType.Int(8, false)),
-    field("i16", new ArrowType.Int(16, true)), field("u16", new ArrowType.Int(16, false)),
-    field("i32", new ArrowType.Int(32, true)), field("u32", new ArrowType.Int(32, false)),
-    field("i64", new ArrowType.Int(64, true)), field("u64", new ArrowType.Int(64, false)),
-    field("f16", new ArrowType.FloatingPoint(FloatingPointPrecision.HALF)),
-    field("f32", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
-    field("f64", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)),
-    field("b", ArrowType.Bool.INSTANCE),
-    field("d32", new ArrowType.Date(DateUnit.DAY)), field("d64", new ArrowType.Date(DateUnit.MILLISECOND)),
-    field("t32s", new ArrowType.Time(TimeUnit.SECOND, 32)), field("t32ms", new ArrowType.Time(TimeUnit.MILLISECOND, 32)),
-    field("t64us", new ArrowType.Time(TimeUnit.MICROSECOND, 64)), field("t64ns", new ArrowType.Time(TimeUnit.NANOSECOND, 64)),
-    field("ts_s", new ArrowType.Timestamp(TimeUnit.SECOND, null)), field("ts_ms_ny", new ArrowType.Timestamp(TimeUnit.MILLISECOND, "America/New_York")),
-    field("ts_us_utc", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")), field("ts_ns", new ArrowType.Timestamp(TimeUnit.NANOSECOND, null)),
+  private val primitives: Seq[Field] = WriterFields.primitives ++ Seq(
     field("dur_s", new ArrowType.Duration(TimeUnit.SECOND)), field("dur_ns", new ArrowType.Duration(TimeUnit.NANOSECOND)),
-    field("dec", new ArrowType.Decimal(10, 2, 128)), field("dec256", new ArrowType.Decimal(40, 5, 256)),
-    field("fsb", new ArrowType.FixedSizeBinary(16)),
-    utf8("s"), field("ls", ArrowType.LargeUtf8.INSTANCE),
-    field("bin", ArrowType.Binary.INSTANCE), field("lbin", ArrowType.LargeBinary.INSTANCE),
     field("nul", ArrowType.Null.INSTANCE))
 
   private val nested: Seq[Field] = Seq(
@@ -90,10 +74,6 @@ class V20FileWriterSuite extends AnyFunSuite {
       case "long_s" => IndexedSeq.tabulate(rows)(i => if (isNull(i)) null else s"$i:" + ("lance " * (40 + rnd.nextInt(60))))
       case _ => RandomValues.column(f, rows, nulls, rnd)
     }
-  }
-
-  private final case class Case(name: String, nulls: Nulls, pageBytes: Long, rows: Int) {
-    def onePage: Boolean = pageBytes == FileWriterOptions.DefaultPageBytes
   }
 
   private val cases: Seq[Case] = (for {
@@ -134,14 +114,7 @@ class V20FileWriterSuite extends AnyFunSuite {
         // 2.0: every field has a column, pre-order.
         assert(w.fieldIds == lance.fields.flatMap(_.preOrder).map(_.id))
         PylanceFiles.writeExpected(batches, expected)
-        val back = FileRoundTrip.read(file, lance, w, allocator)
-        try {
-          schema.getFields.asScala.zip(back).zip(cols).foreach { case ((f, v), want) =>
-            val input = ArrowData.vector(f, want, allocator)
-            try assert(FileRoundTrip.values(v) == FileRoundTrip.values(input), s"column ${f.getName}")
-            finally input.close()
-          }
-        } finally back.foreach(_.close())
+        FileRoundTrip.assertReadsBack(file, schema, lance, w, cols, allocator)
         val pages = describePages(file)
         // An empty file has pages only in struct headers: one page of 0 rows each, as Rust writes.
         if (c.rows == 0) assert(pages == lance.fields.flatMap(_.preOrder).map(f => if (f.isStruct) Seq("struct") else Nil))
@@ -154,9 +127,7 @@ class V20FileWriterSuite extends AnyFunSuite {
 
   test("pylance's file reader returns every value written, for every case") {
     assume(written.nonEmpty)
-    val verdicts = PylanceFiles.check(written.map { case (_, e, f) => (e, f) }.toSeq)
-    val bad = verdicts.filterNot(_.equal)
-    assert(bad.isEmpty, bad.map(v => s"${v.file}: ${v.problem}").mkString("\n"))
+    PylanceFiles.assertAllEqual(written.map { case (_, e, f) => (e, f) }.toSeq)
   }
 
   // Numbers (null adjustments, item counts) depend on where pages end, which depends on how
@@ -378,5 +349,11 @@ class V20FileWriterSuite extends AnyFunSuite {
         }
       } finally batches.foreach(_.close())
     }
+  }
+}
+
+object V20FileWriterSuite {
+  final case class Case(name: String, nulls: Nulls, pageBytes: Long, rows: Int) {
+    def onePage: Boolean = pageBytes == FileWriterOptions.DefaultPageBytes
   }
 }
