@@ -14,6 +14,12 @@ final case class EncodedPage(column: Int, buffers: IndexedSeq[Array[Byte]], numR
 trait FieldEncoder {
   /** The columns this field takes, in file order. */
   def numColumns: Int
+  /**
+   * Throws for values among rows `[from, from + count)` that the file's format version cannot
+   * store (2.0: null structs). The writer checks every field of a batch before any field
+   * buffers it, so a refused batch leaves the file as it was.
+   */
+  def check(vector: ValueVector, from: Int, count: Int): Unit = ()
   /** Buffers rows `[from, from + count)` of `vector`, the field's values in the batch. */
   def append(vector: ValueVector, from: Int, count: Int): Unit
   /** Pages whose buffered data passed the budget. */

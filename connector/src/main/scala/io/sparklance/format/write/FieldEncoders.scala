@@ -18,11 +18,15 @@ private[write] object FieldEncoders {
     case other => throw Errors.unsupported(s"writing file format $other", "the file writer")
   }
 
-  /** The field id each column holds, in column order: 2.0 every field pre-order, 2.1+ only leaves (a vector is one leaf). */
+  /** The field id each column holds, in column order: 2.0 every field pre-order (but packed struct members), 2.1+ only leaves (a vector is one leaf). */
   def columnFieldIds(schema: LanceSchema, version: FileVersion): IndexedSeq[Int] = {
     def leaves(f: LanceField): Iterator[Int] = if (f.children.isEmpty) Iterator.single(f.id) else f.children.iterator.flatMap(leaves)
     version match {
-      case FileVersion.V2_0 => schema.fields.iterator.flatMap(_.preOrder).map(_.id).toIndexedSeq
+      case FileVersion.V2_0 =>
+        // A packed struct is one column; its members have none.
+        def withColumns(f: LanceField): Iterator[Int] =
+          Iterator.single(f.id) ++ (if (f.columnsOwnedByLeaves) f.children.iterator.flatMap(withColumns) else Iterator.empty)
+        schema.fields.iterator.flatMap(withColumns).toIndexedSeq
       case _ => schema.fields.iterator.flatMap(leaves).toIndexedSeq
     }
   }

@@ -15,7 +15,7 @@ import io.sparklance.util.Errors
 // 2.0) and lance-format-facts §13.2. In file format 2.0 every field has a column of its own,
 // numbered depth first: a struct's header column comes before its children's, a list's offsets
 // column before its items'. Values (fixed-width, booleans, nulls, fixed-size lists, strings)
-// take one column each.
+// take one column each, and so does a struct asked to be packed (its members have none).
 
 /** One field's part of a 2.0 file: its column and those of the fields below it. */
 private[v20] trait ColumnNode {
@@ -40,8 +40,10 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
   private def build(f: LanceField, a: Field, path: String): ColumnNode = a.getType match {
     case _: ArrowType.Map =>
       throw Errors.notInFileVersion(s"the map field '$path'", "2.0", where, "write file format 2.2 (2.1 has no maps either)")
+    case _: ArrowType.Struct if !f.columnsOwnedByLeaves =>
+      if (f.blobVersion.isDefined) throw Errors.unsupported(s"writing the blob field '$path'", where)
+      new ValueColumn(take(), new PageValues.PackedStruct(path, a.getChildren.asScala.map(packedMember(_, path)).toIndexedSeq), options.pageBytes)
     case _: ArrowType.Struct =>
-      if (!f.columnsOwnedByLeaves) throw Errors.unsupported(s"writing packed struct or blob field '$path'", where)
       if (f.children.isEmpty) throw Errors.unsupported(s"writing the empty struct field '$path'", where)
       val column = take()
       new StructColumn(column, path, a.getChildren.asScala.zip(f.children).map { case (ca, cf) => build(cf, ca, s"$path.${cf.name}") }.toIndexedSeq)
@@ -73,6 +75,18 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
     }
   }
 
+  // packed_struct.rs: LanceBuffer::zip_into_one packs whole bytes only.
+  private def packedMember(a: Field, path: String): PageValues.PackedMember = {
+    def walk(x: Field, dims: Vector[Int]): PageValues.PackedMember = x.getType match {
+      case l: ArrowType.FixedSizeList => walk(x.getChildren.get(0), dims :+ l.getListSize)
+      case t => bitWidth(t).filter(_ % 8 == 0) match {
+        case Some(bits) => new PageValues.PackedMember(a.getName, bits, dims)
+        case None => throw Errors.unsupported(s"packing member '${a.getName}' of type ${a.getType} into the struct field '$path'", where)
+      }
+    }
+    walk(a, Vector.empty)
+  }
+
   /** Bits per value of the fixed-width types stored as `flat` (DataType::byte_width * 8). */
   private def bitWidth(t: ArrowType): Option[Int] = t match {
     case i: ArrowType.Int => Some(i.getBitWidth)
@@ -93,10 +107,9 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
 
   val numColumns: Int = root.numColumns
 
-  def append(vector: ValueVector, from: Int, count: Int): Unit = {
-    root.check(vector, from, count)
-    root.append(vector, from, count)
-  }
+  override def check(vector: ValueVector, from: Int, count: Int): Unit = root.check(vector, from, count)
+
+  def append(vector: ValueVector, from: Int, count: Int): Unit = root.append(vector, from, count)
 
   def readyPages(): Seq[EncodedPage] = root.ready()
 

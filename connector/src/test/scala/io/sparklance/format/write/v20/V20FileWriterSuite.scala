@@ -242,24 +242,25 @@ class V20FileWriterSuite extends AnyFunSuite {
     } finally batch.close()
   }
 
-  test("struct nulls and maps are refused in 2.0 with a clear error, before anything is buffered") {
+  test("struct nulls and maps are refused in 2.0 with a clear error, before any field buffers the batch") {
+    val n = field("n", new ArrowType.Int(32, true))
     val st = new Field("st", FieldType.nullable(ArrowType.Struct.INSTANCE), java.util.List.of(field("a", new ArrowType.Int(32, true))))
-    val s = new Schema(java.util.List.of(st))
-    val batch = FileRoundTrip.root(s, Seq(ArrowData.vector(st, IndexedSeq(Seq(1), null, Seq(3)), allocator)))
+    val s = new Schema(java.util.List.of(n, st))
+    val batch = FileRoundTrip.root(s, Seq(ArrowData.vector(n, IndexedSeq(1, 2, 3), allocator), ArrowData.vector(st, IndexedSeq(Seq(1), null, Seq(3)), allocator)))
     try {
       val file = new File(dir, "struct_null.lance")
       val lance = LanceSchema.fromArrow(s, "test")
       val w = new LanceFileWriter(FileSink.of(new FileOutputStream(file)), lance, options(FileWriterOptions.DefaultPageBytes))
       val e = intercept[LanceException](w.write(batch))
       assert(e.errorClass == "LANCE_UNSUPPORTED_FEATURE")
-      // Nothing of the refused batch was buffered: a valid batch after it makes a valid file.
-      val good = FileRoundTrip.root(s, Seq(ArrowData.vector(st, IndexedSeq(Seq(7), Seq(null)), allocator)))
+      // Neither field buffered the refused batch: a valid batch after it makes a valid file.
+      val good = FileRoundTrip.root(s, Seq(ArrowData.vector(n, IndexedSeq(9, null), allocator), ArrowData.vector(st, IndexedSeq(Seq(7), Seq(null)), allocator)))
       try {
         w.write(good)
         val written = w.finish()
         assert(written.numRows == 2)
         val back = FileRoundTrip.read(file, lance, written, allocator)
-        try assert(FileRoundTrip.values(back.head) == FileRoundTrip.values(good.getVector(0)))
+        try back.zipWithIndex.foreach { case (v, i) => assert(FileRoundTrip.values(v) == FileRoundTrip.values(good.getVector(i))) }
         finally back.foreach(_.close())
       } finally good.close()
     } finally batch.close()
@@ -279,6 +280,43 @@ class V20FileWriterSuite extends AnyFunSuite {
     val e = intercept[LanceException](new LanceFileWriter(FileSink.of(new FileOutputStream(new File(dir, "map.lance"))),
       LanceSchema.fromArrow(new Schema(java.util.List.of(mp)), "test"), options(FileWriterOptions.DefaultPageBytes)))
     assert(e.errorClass == "LANCE_UNSUPPORTED_FEATURE")
+  }
+
+  private def packed(name: String, members: Field*) =
+    new Field(name, new FieldType(false, ArrowType.Struct.INSTANCE, null, Map("lance-encoding:packed" -> "true").asJava), members.asJava)
+
+  test("a struct asked to be packed is one packed_struct column, as pylance packs it") {
+    val p = packed("p", field("a", new ArrowType.Int(32, true)), field("b", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)),
+      fsl("v", 3, field("item", new ArrowType.Int(16, true))), field("d", new ArrowType.Decimal(10, 2, 128)))
+    val lp = list("lp", packed("item", field("x", new ArrowType.Int(64, false)), field("y", new ArrowType.Int(8, true))))
+    val rows = 300
+    val pv = IndexedSeq.tabulate(rows)(i => Seq[Any](i - 100, i / 4.0, Seq((i % 7).toShort, (-i).toShort, 3.toShort), new java.math.BigDecimal(java.math.BigInteger.valueOf(i * 101L), 2)))
+    val lv = IndexedSeq.tabulate(rows)(i => if (i % 5 == 0) null else IndexedSeq.tabulate(i % 4)(j => Seq[Any](i * 10L + j, (j - 2).toByte)))
+    val f = writeOne("packed", Seq(p, lp), Seq(pv, lv))
+    // One column each for p, lp and lp.item; the members have none.
+    assert(describePages(f).map(_.length) == Seq(1, 1, 1))
+    val ref = new File(dir, "packed.pylance.lance")
+    val arrow = new File(dir, "packed.arrow")
+    assert(PylanceFiles.writeWithPylance("2.0", Seq(arrow -> ref)).flatten.isEmpty)
+    val verdicts = PylanceFiles.assertAllEqual(Seq(arrow -> f, arrow -> ref))
+    assert(verdicts(0).pageEncodings == verdicts(1).pageEncodings)
+    assert(verdicts(0).pageEncodings.head.head.startsWith("packedStruct(inner=[nullable(nullability=noNulls(values=flat32))"))
+  }
+
+  test("a null member of a packed struct is refused in 2.0") {
+    val p = packed("p", field("a", new ArrowType.Int(32, true)), fsl("v", 2, field("item", new ArrowType.Int(16, true))))
+    val s = new Schema(java.util.List.of(p))
+    val pair: Seq[Any] = Seq(1.toShort, 2.toShort)
+    val nullMember = IndexedSeq[Any](Seq[Any](1, pair), Seq[Any](null, pair))
+    val nullItem = IndexedSeq[Any](Seq[Any](1, pair), Seq[Any](2, Seq[Any](1.toShort, null)))
+    for (values <- Seq(nullMember, nullItem)) {
+      val batch = FileRoundTrip.root(s, Seq(ArrowData.vector(p, values, allocator)))
+      try {
+        val w = new LanceFileWriter(FileSink.of(new FileOutputStream(new File(dir, "packed_null.lance"))), LanceSchema.fromArrow(s, "test"), options(FileWriterOptions.DefaultPageBytes))
+        assert(intercept[LanceException](w.write(batch)).errorClass == "LANCE_UNSUPPORTED_FEATURE")
+        w.abort()
+      } finally batch.close()
+    }
   }
 
   // ---- the golden 2.0 datasets: our encodings for pylance's data --------------------------------
