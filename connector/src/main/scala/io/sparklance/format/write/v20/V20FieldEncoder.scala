@@ -42,7 +42,7 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
       throw Errors.notInFileVersion(s"the map field '$path'", "2.0", where, "write file format 2.2 (2.1 has no maps either)")
     case _: ArrowType.Struct if !f.columnsOwnedByLeaves =>
       if (f.blobVersion.isDefined) throw Errors.unsupported(s"writing the blob field '$path'", where)
-      new ValueColumn(take(), new PageValues.PackedStruct(path, a.getChildren.asScala.map(packedMember(_, path)).toIndexedSeq), options.pageBytes)
+      new ValueColumn(take(), new PackedStructValues(path, a.getChildren.asScala.map(packedMember(_, path)).toIndexedSeq), options.pageBytes)
     case _: ArrowType.Struct =>
       if (f.children.isEmpty) throw Errors.unsupported(s"writing the empty struct field '$path'", where)
       val column = take()
@@ -58,10 +58,10 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
   private def values(a: Field, path: String, metadata: Map[String, String]): PageValues = a.getType match {
     case _: ArrowType.Null => new PageValues.Nulls
     case _: ArrowType.Bool => new PageValues.Flat(1)
-    case _: ArrowType.Utf8 => new PageValues.Binaries(large = false, dictionaryCandidate = true, ArrayEncodingStrategy.compression(metadata))
-    case _: ArrowType.Binary => new PageValues.Binaries(large = false, dictionaryCandidate = false, ArrayEncodingStrategy.compression(metadata))
+    case _: ArrowType.Utf8 => new BinaryValues(large = false, dictionaryCandidate = true, ArrayEncodingStrategy.compression(metadata))
+    case _: ArrowType.Binary => new BinaryValues(large = false, dictionaryCandidate = false, ArrayEncodingStrategy.compression(metadata))
     case _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary =>
-      new PageValues.Binaries(large = true, dictionaryCandidate = false, ArrayEncodingStrategy.compression(metadata))
+      new BinaryValues(large = true, dictionaryCandidate = false, ArrayEncodingStrategy.compression(metadata))
     case l: ArrowType.FixedSizeList =>
       val item = a.getChildren.get(0)
       item.getType match {
@@ -76,11 +76,11 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
   }
 
   // packed_struct.rs: LanceBuffer::zip_into_one packs whole bytes only.
-  private def packedMember(a: Field, path: String): PageValues.PackedMember = {
-    def walk(x: Field, dims: Vector[Int]): PageValues.PackedMember = x.getType match {
+  private def packedMember(a: Field, path: String): PackedMember = {
+    def walk(x: Field, dims: Vector[Int]): PackedMember = x.getType match {
       case l: ArrowType.FixedSizeList => walk(x.getChildren.get(0), dims :+ l.getListSize)
       case t => bitWidth(t).filter(_ % 8 == 0) match {
-        case Some(bits) => new PageValues.PackedMember(a.getName, bits, dims)
+        case Some(bits) => new PackedMember(a.getName, bits, dims)
         case None => throw Errors.unsupported(s"packing member '${a.getName}' of type ${a.getType} into the struct field '$path'", where)
       }
     }

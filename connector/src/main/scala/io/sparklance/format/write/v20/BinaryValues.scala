@@ -1,0 +1,94 @@
+package io.sparklance.format.write.v20
+
+import java.nio.ByteBuffer
+
+import org.apache.arrow.vector.{BaseLargeVariableWidthVector, BaseVariableWidthVector, ValueVector, VariableWidthFieldVector}
+
+import io.sparklance.format.v20.{ArrayEncoding => AE, FlatCompression}
+import io.sparklance.format.write.{BitArrayBuilder, ByteArrayBuilder, LongArrayBuilder}
+
+// Spec: rust/lance-encoding/src/previous/encodings/physical/{binary,dictionary}.rs and data.rs
+// (arrow_binary_to_data_block): the strings and binaries of one 2.0 page.
+
+/**
+ * Strings and binaries (binary.rs BinaryEncoder): `binary{indices, bytes, null_adjustment}`,
+ * or, for `Utf8` pages the strategy picks it for, a dictionary (dictionary.rs). Each value's
+ * bytes span what its Arrow offsets say, a null's included, as Rust copies them.
+ */
+private[v20] final class BinaryValues(large: Boolean, dictionaryCandidate: Boolean, compression: Option[FlatCompression]) extends PageValues {
+  private val bytes = new ByteArrayBuilder()
+  private val ends = new LongArrayBuilder()
+  private val validity = new ValidityBits
+  private val nullFlags = new BitArrayBuilder
+
+  def count: Long = ends.length
+
+  private def offset(v: ValueVector, i: Int): Long = v match {
+    case l: BaseLargeVariableWidthVector => l.getOffsetBuffer.getLong(i.toLong * 8)
+    case s: BaseVariableWidthVector => s.getOffsetBuffer.getInt(i.toLong * 4).toLong
+    case other => throw new IllegalStateException(s"not a variable-width vector: ${other.getClass}")
+  }
+
+  def arrowBytes(v: ValueVector, from: Int, len: Int): Long =
+    offset(v, from + len) - offset(v, from) + (len + 1L) * (if (large) 8 else 4) + (if (v.getNullCount > 0) (len + 7L) / 8 else 0)
+
+  def append(v: ValueVector, from: Int, len: Int): Unit = {
+    validity.append(v, from, len)
+    val start = offset(v, from)
+    val total = offset(v, from + len) - start
+    val out = bytes.reserve(total)
+    v.asInstanceOf[VariableWidthFieldVector].getDataBuffer.getBytes(start, out, bytes.length, total.toInt)
+    val base = bytes.length.toLong - start
+    bytes.advance(total.toInt)
+    var i = 0
+    while (i < len) {
+      ends.append(base + offset(v, from + i + 1))
+      nullFlags.append(v.isNull(from + i))
+      i += 1
+    }
+  }
+
+  def encode(out: PageBuffers): AE = {
+    val flags = nullFlags.toArray
+    val page = new BinaryPage(ends.length, i => ends(i), i => (flags(i >>> 3) & (1 << (i & 7))) != 0, bytes.array, validity.nulls)
+    val dictionary = if (dictionaryCandidate) ArrayEncodingStrategy.dictionary(page) else None
+    dictionary.fold(binary(page, out))(d => dictionaryEncoding(d, out))
+  }
+
+  // binary.rs get_indices_from_string_arrays: indices are the values' cumulative end offsets,
+  // a null's raised by null_adjustment = total bytes + 1. A page with no valid value is
+  // DataBlock::AllNull in Rust: no bytes, every index 1 and null_adjustment 1.
+  private def binary(p: BinaryPage, out: PageBuffers): AE = {
+    val allNull = p.count > 0 && p.nulls == p.count
+    val total = if (p.count == 0 || allNull) 0L else p.end(p.count - 1)
+    val adjustment = if (p.count == 0) 0L else total + 1
+    val indices = PageBuffers.longs(p.count, i => if (allNull) 1L else if (p.isNull(i)) p.end(i) + adjustment else p.end(i))
+    val idx = AE.NoNulls(AE.Flat(64, out.add(indices), None))
+    val raw = java.util.Arrays.copyOf(p.data, total.toInt)
+    AE.Binary(idx, AE.Flat(8, out.add(ArrayEncodingStrategy.compress(raw, compression)), compression), adjustment)
+  }
+
+  // dictionary.rs DictionaryEncoder: u8 indices counting from 1 (0 = null), then the distinct
+  // strings in first-seen order as a binary without compression; a page whose values are all
+  // null gets a dictionary of one null item.
+  private def dictionaryEncoding(d: ArrayEncodingStrategy.Dictionary, out: PageBuffers): AE = {
+    val idx = AE.NoNulls(AE.Flat(8, out.add(d.indices), None))
+    val items =
+      if (d.items.isEmpty) AE.Binary(AE.NoNulls(AE.Flat(64, out.add(PageBuffers.longs(1, _ => 1L)), None)), AE.Flat(8, out.add(Array.emptyByteArray), None), 1)
+      else {
+        val itemEnds = d.items.scanLeft(0L)(_ + _.length).tail
+        val itemBytes = new ByteArrayBuilder()
+        d.items.foreach(b => itemBytes.append(b, 0, b.length))
+        AE.Binary(AE.NoNulls(AE.Flat(64, out.add(PageBuffers.longs(itemEnds.length, itemEnds(_))), None)),
+          AE.Flat(8, out.add(itemBytes.toArray), None), itemEnds.last + 1)
+      }
+    AE.Dictionary(idx, items, math.max(1, d.items.length).toLong)
+  }
+
+  def reset(): Unit = { bytes.clear(); ends.clear(); validity.reset(); nullFlags.clear() }
+}
+
+/** One page of strings or binaries as the encoding strategy sees it: value `i` is `data[start(i), end(i))`. */
+private[v20] final class BinaryPage(val count: Int, val end: Int => Long, val isNull: Int => Boolean, val data: Array[Byte], val nulls: Long) {
+  def start(i: Int): Long = if (i == 0) 0L else end(i - 1)
+}
