@@ -5,7 +5,8 @@ import java.nio.ByteBuffer
 import org.apache.arrow.vector.{BaseLargeVariableWidthVector, BaseVariableWidthVector, ValueVector, VariableWidthFieldVector}
 
 import io.sparklance.format.v20.{ArrayEncoding => AE, FlatCompression}
-import io.sparklance.format.write.{BitArrayBuilder, ByteArrayBuilder, LongArrayBuilder}
+import io.sparklance.format.encoding.BitCopy
+import io.sparklance.format.write.{ByteArrayBuilder, LongArrayBuilder}
 
 // Spec: rust/lance-encoding/src/previous/encodings/physical/{binary,dictionary}.rs and data.rs
 // (arrow_binary_to_data_block): the strings and binaries of one 2.0 page.
@@ -19,7 +20,6 @@ private[v20] final class BinaryValues(large: Boolean, dictionaryCandidate: Boole
   private val bytes = new ByteArrayBuilder()
   private val ends = new LongArrayBuilder()
   private val validity = new ValidityBits
-  private val nullFlags = new BitArrayBuilder
 
   def count: Long = ends.length
 
@@ -40,17 +40,15 @@ private[v20] final class BinaryValues(large: Boolean, dictionaryCandidate: Boole
     v.asInstanceOf[VariableWidthFieldVector].getDataBuffer.getBytes(start, out, bytes.length, total.toInt)
     val base = bytes.length.toLong - start
     bytes.advance(total.toInt)
-    var i = 0
-    while (i < len) {
-      ends.append(base + offset(v, from + i + 1))
-      nullFlags.append(v.isNull(from + i))
-      i += 1
-    }
+    val offsets = v.asInstanceOf[VariableWidthFieldVector].getOffsetBuffer
+    var i = 1
+    if (large) while (i <= len) { ends.append(base + offsets.getLong((from + i).toLong * 8)); i += 1 }
+    else while (i <= len) { ends.append(base + offsets.getInt((from + i).toLong * 4)); i += 1 }
   }
 
   def encode(out: PageBuffers): AE = {
-    val flags = nullFlags.toArray
-    val page = new BinaryPage(ends.length, i => ends(i), i => (flags(i >>> 3) & (1 << (i & 7))) != 0, bytes.array, validity.nulls)
+    val valid = validity.toArray
+    val page = new BinaryPage(ends.length, i => ends(i), i => !BitCopy.getBit(valid, i), bytes.array, validity.nulls)
     val dictionary = if (dictionaryCandidate) ArrayEncodingStrategy.dictionary(page) else None
     dictionary.fold(binary(page, out))(d => dictionaryEncoding(d, out))
   }
@@ -85,7 +83,7 @@ private[v20] final class BinaryValues(large: Boolean, dictionaryCandidate: Boole
     AE.Dictionary(idx, items, math.max(1, d.items.length).toLong)
   }
 
-  def reset(): Unit = { bytes.clear(); ends.clear(); validity.reset(); nullFlags.clear() }
+  def reset(): Unit = { bytes.clear(); ends.clear(); validity.reset() }
 }
 
 /** One page of strings or binaries as the encoding strategy sees it: value `i` is `data[start(i), end(i))`. */

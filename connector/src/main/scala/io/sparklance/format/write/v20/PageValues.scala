@@ -63,14 +63,13 @@ private[v20] final class ValidityBits {
   def append(v: ValueVector, from: Int, n: Int): Unit =
     if (v.getNullCount == 0) bits.appendOnes(n)
     else {
-      var i = 0
-      while (i < n) {
-        val valid = !v.isNull(from + i)
-        if (!valid) nullCount += 1
-        bits.append(valid)
-        i += 1
-      }
+      val at = bits.length
+      bits.appendBits(v.getValidityBuffer, from, n)
+      nullCount += n - bits.countSet(at, n)
     }
+
+  /** The bitmap (bit set = valid) of every value buffered. */
+  def toArray: Array[Byte] = bits.toArray
 
   /**
    * basic.rs BasicEncoder: `nullable{all_nulls}` without buffers when no value is valid (an
@@ -81,7 +80,7 @@ private[v20] final class ValidityBits {
     if (count == 0 || nullCount == count) AE.AllNulls
     else if (nullCount == 0) AE.NoNulls(values)
     else {
-      val validity = AE.Flat(1, out.add(bits.toArray), None)
+      val validity = AE.Flat(1, out.add(toArray), None)
       AE.SomeNulls(validity, values)
     }
 
@@ -103,12 +102,9 @@ private[v20] object PageValues {
 
     def append(v: ValueVector, from: Int, len: Int): Unit = {
       validity.append(v, from, len)
-      if (bits == 1) {
-        // The value bit of a null slot is kept as it is; it is never read back.
-        val buf = v.asInstanceOf[BitVector].getDataBuffer
-        var i = 0
-        while (i < len) { val p = from + i; booleans.append((buf.getByte(p >>> 3) & (1 << (p & 7))) != 0); i += 1 }
-      } else {
+      // The value bit of a null slot is kept as it is; it is never read back.
+      if (bits == 1) booleans.appendBits(v.asInstanceOf[BitVector].getDataBuffer, from, len)
+      else {
         val width = bits / 8
         val out = data.reserve(len.toLong * width)
         v.asInstanceOf[BaseFixedWidthVector].getDataBuffer.getBytes(from.toLong * width, out, data.length, len * width)
