@@ -319,6 +319,57 @@ class V20FileWriterSuite extends AnyFunSuite {
     }
   }
 
+  /** A random field of depth at most `depth`: any leaf type, lists, large lists, structs (not null) and vectors. */
+  private def randomField(name: String, depth: Int, rnd: Random): Field = {
+    val leaves = primitives ++ Seq(fsl("v", 1 + rnd.nextInt(5), field("item", new ArrowType.Int(16, true))))
+    def leaf = { val f = leaves(rnd.nextInt(leaves.length)); new Field(name, f.getFieldType, f.getChildren) }
+    if (depth == 0) leaf
+    else rnd.nextInt(5) match {
+      case 0 => list(name, randomField("item", depth - 1, rnd))
+      case 1 => field(name, ArrowType.LargeList.INSTANCE, randomField("item", depth - 1, rnd))
+      case 2 => struct(name, (0 to rnd.nextInt(3)).map(i => randomField(s"m$i", depth - 1, rnd)): _*)
+      case 3 => fsl(name, 1 + rnd.nextInt(3), randomField("item", 0, rnd) match {
+        case f if f.getType.isInstanceOf[ArrowType.Utf8] || f.getType.isInstanceOf[ArrowType.Binary] ||
+          f.getType.isInstanceOf[ArrowType.LargeUtf8] || f.getType.isInstanceOf[ArrowType.LargeBinary] => field("item", new ArrowType.Int(32, true))
+        case f => new Field("item", f.getFieldType, f.getChildren)
+      })
+      case _ => leaf
+    }
+  }
+
+  test("random schemas, nulls, batches and page budgets: our reader and pylance read what was written, encoded as pylance encodes it") {
+    val files = (0 until 60).map { k =>
+      val rnd = new Random(1000 + k)
+      val s = new Schema((0 until 1 + rnd.nextInt(4)).map(i => randomField(s"c$i", 1 + rnd.nextInt(3), rnd)).asJava)
+      val rows = Seq(0, 1, 7, 150, 900)(rnd.nextInt(5))
+      val nulls = Seq(Nulls.NoNulls, Nulls.Some(2), Nulls.Some(5), Nulls.AllNull)(rnd.nextInt(4))
+      val cols = s.getFields.asScala.toSeq.map(f => RandomValues.column(f, rows, nulls, rnd))
+      val cuts = (Seq(0, rows) ++ Seq.fill(rnd.nextInt(4))(rnd.nextInt(rows + 1))).distinct.sorted
+      val ranges = if (rows == 0) Seq(0 -> 0) else cuts.zip(cuts.tail)
+      val batches = ranges.map { case (lo, hi) =>
+        FileRoundTrip.root(s, s.getFields.asScala.toSeq.zip(cols).map { case (f, vs) => ArrowData.vector(f, vs.slice(lo, hi), allocator) })
+      }
+      val file = new File(dir, s"random_$k.lance")
+      val expected = new File(dir, s"random_$k.arrow")
+      val pageBytes = Seq(1024L, 4096L, FileWriterOptions.DefaultPageBytes)(rnd.nextInt(3))
+      try {
+        val (lance, w) = FileRoundTrip.write(file, s, batches, options(pageBytes))
+        withClue(s"schema $s, $rows rows, $nulls, batches $ranges: ") {
+          FileRoundTrip.assertReadsBack(file, s, lance, w, cols, allocator)
+        }
+        PylanceFiles.writeExpected(batches, expected)
+      } finally batches.foreach(_.close())
+      (expected, file, pageBytes == FileWriterOptions.DefaultPageBytes)
+    }
+    val ours = PylanceFiles.assertAllEqual(files.map { case (e, f, _) => e -> f })
+    // With the default budget these files are one page per column in both writers, so pylance's
+    // choices for the same batches must be ours exactly.
+    val onePage = files.zip(ours).collect { case ((e, f, true), v) => (e, new File(f.getPath.stripSuffix(".lance") + ".pylance.lance"), v) }
+    assert(PylanceFiles.writeWithPylance("2.0", onePage.map { case (e, r, _) => e -> r }).flatten.isEmpty)
+    val theirs = PylanceFiles.assertAllEqual(onePage.map { case (e, r, _) => e -> r })
+    onePage.zip(theirs).foreach { case ((_, _, o), t) => assert(o.pageEncodings == t.pageEncodings, o.file) }
+  }
+
   // ---- the golden 2.0 datasets: our encodings for pylance's data --------------------------------
 
   /** The first `rows` rows of an expected Arrow file, without `drop`ped columns, as owned batches. */
