@@ -7,7 +7,8 @@ The oracle for our file writer: for each pair, FILE.lance (written by spark-lanc
 `lance.file.LanceFileReader` and compared, value by value and type by type, with the Arrow IPC
 file EXPECTED.arrow (the batches that were written). Prints one JSON object per pair on its own
 line: {"file", "equal", "rows", "version", "diff" (first differences, when not equal),
-"columns": [[summary of each page's encoding, ...] per column] or "error"}. Field metadata is
+"columns": [[summary of each page's encoding, ...] per column], "column_bytes": [bytes of
+every page buffer of each column], or "error"}. Field metadata is
 compared too, but schema-level metadata is not (the file writer's is its own). Exit status 0
 when every file matched.
 """
@@ -15,10 +16,10 @@ when every file matched.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 from lance.file import LanceFileReader
 
@@ -26,22 +27,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check import summarize  # noqa: E402
 
 
-def _nan_free(x):
-    """Python values with every NaN replaced by a marker, so that NaN equals NaN (Arrow's
-    equality, like IEEE, says it does not; a NaN written must read back as a NaN)."""
-    if isinstance(x, (float, np.floating)) and x != x:
-        return "NaN"
-    if isinstance(x, list):
-        return [_nan_free(v) for v in x]
-    if isinstance(x, dict):
-        return {k: _nan_free(v) for k, v in x.items()}
-    if isinstance(x, tuple):
-        return tuple(_nan_free(v) for v in x)
-    return x
-
-
-def _same(got, want) -> bool:
-    return got.equals(want) or _nan_free(got.to_pylist()) == _nan_free(want.to_pylist())
+def _same(a, b) -> bool:
+    """Python values equal, NaN equal to NaN (Arrow's equality says a NaN differs from itself)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
 
 
 def _first_differences(got: pa.Table, want: pa.Table, limit: int = 5) -> list[str]:
@@ -53,14 +47,27 @@ def _first_differences(got: pa.Table, want: pa.Table, limit: int = 5) -> list[st
         return [f"rows: got {got.num_rows} want {want.num_rows}"]
     for name in want.column_names:
         g, w = got.column(name).combine_chunks(), want.column(name).combine_chunks()
-        if _same(g, w):
+        if g.equals(w):
             continue
         for i in range(len(w)):
-            if _nan_free(g[i].as_py()) != _nan_free(w[i].as_py()):
+            if not _same(g[i].as_py(), w[i].as_py()):
                 out.append(f"{name}[{i}]: got {g[i]!r} want {w[i]!r}")
                 if len(out) >= limit:
                     return out
     return out
+
+
+def _decode_dictionaries(t: pa.Table) -> pa.Table:
+    """Dictionary columns as their value type: a dictionary is how values are stored, and our
+    reader (like Spark) hands them over decoded."""
+    cols, fields = [], []
+    for f, c in zip(t.schema, t.columns):
+        if pa.types.is_dictionary(f.type):
+            c = c.cast(f.type.value_type)
+            f = f.with_type(f.type.value_type)
+        cols.append(c)
+        fields.append(f)
+    return pa.Table.from_arrays(cols, schema=pa.schema(fields))
 
 
 def check(expected: Path, path: Path) -> dict:
@@ -69,20 +76,26 @@ def check(expected: Path, path: Path) -> dict:
     try:
         reader = LanceFileReader(str(path))
         meta = reader.metadata()
-        got = reader.read_all().to_table()
     except Exception as e:  # pylance refusing the file is the finding
         return {"file": str(path), "equal": False, "error": f"{type(e).__name__}: {e}"}
-    got_plain = pa.Table.from_arrays(got.columns, schema=got.schema.remove_metadata())
-    want_plain = pa.Table.from_arrays(want.columns, schema=want.schema.remove_metadata())
+    encodings = {
+        "columns": [[summarize(p.encoding) for p in c.pages] for c in meta.columns],
+        "column_bytes": [sum(b.size for p in c.pages for b in p.buffers) for c in meta.columns],
+    }
+    try:
+        got = reader.read_all().to_table()
+    except Exception as e:
+        return {"file": str(path), "equal": False, "error": f"{type(e).__name__}: {e}", **encodings}
+    got_plain = _decode_dictionaries(pa.Table.from_arrays(got.columns, schema=got.schema.remove_metadata()))
+    want_plain = _decode_dictionaries(pa.Table.from_arrays(want.columns, schema=want.schema.remove_metadata()))
     equal = got_plain.equals(want_plain, check_metadata=True) or (
-        got_plain.schema.equals(want_plain.schema, check_metadata=True) and _same(got_plain, want_plain)
-    )
+        got_plain.schema.equals(want_plain.schema, check_metadata=True) and not _first_differences(got_plain, want_plain, limit=1))
     result = {
         "file": str(path),
         "equal": equal,
         "rows": meta.num_rows,
         "version": f"{meta.major_version}.{meta.minor_version}",
-        "columns": [[summarize(p.encoding) for p in c.pages] for c in meta.columns],
+        **encodings,
     }
     if not equal:
         result["diff"] = _first_differences(got_plain, want_plain)

@@ -79,12 +79,17 @@ def test_every_type_through_spark(spark, golden, name):
                 pytest.fail(f"{name}.{field.name} ({field.type}) row {i}: spark {g!r} vs pylance {w!r}")
 
 
-def test_original_arrow_type_is_kept_in_metadata(spark, golden):
+def test_original_lance_type_is_kept_in_metadata(spark, golden):
     df = spark.read.format("lance").load(str(golden / "types_v2_2" / "dataset"))
     meta = {f.name: f.metadata for f in df.schema.fields}
-    assert meta["uint64_col"]["lance.arrow.type"] == "Int(64, false)"
-    assert meta["vector_col"]["lance.arrow.type"] == "FixedSizeList(128)"
-    assert "lance.arrow.type" not in meta["int64_col"]
+    # The Lance logical types of these columns, as pylance's schema spells them.
+    assert meta["uint64_col"]["lance.logical_type"] == "uint64"
+    assert meta["vector_col"]["lance.logical_type"] == "fixed_size_list:float:128"
+    assert meta["large_string_col"]["lance.logical_type"] == "large_string"
+    assert meta["ts_ns_ny_col"]["lance.logical_type"] == "timestamp:ns:America/New_York"
+    assert meta["dictionary_col"]["lance.logical_type"] == "dict:string:int32:false"
+    assert "lance.logical_type" not in meta["int64_col"]
+    assert "lance.logical_type" not in meta["ts_us_utc_col"]
     types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
     assert types["uint64_col"] == "decimal(20,0)"
     assert types["uint8_col"] == "smallint"
@@ -125,7 +130,8 @@ def test_every_type_works_in_a_default_session(spark, golden, name):
     for f in times:
         field = df.schema[f.name]
         assert field.dataType.simpleString() == "bigint"
-        assert field.metadata["lance.arrow.type"].startswith("Time(")
+        assert field.metadata["lance.logical_type"] == {"time32[s]": "time32:s", "time32[ms]": "time32:ms",
+                                                        "time64[us]": "time64:us", "time64[ns]": "time64:ns"}[str(f.type)]
         want = [_norm(v, f.type) for v in expected.column(f.name).to_pylist()]
         assert df.where(f"{f.name} > 0").count() == sum(1 for w in want if w is not None and w > 0)
 
@@ -144,3 +150,22 @@ def test_time_columns_read_as_time_where_the_session_enables_it(spark, golden):
                 assert [None if g is None else _norm(g, f.type) for g in got] == want, f.name
     finally:
         spark.conf.unset(TIME_TYPE_CONF)
+
+
+def test_vector_declared_in_pyspark_reaches_the_write_schema(spark):
+    """The README's declaration, as PySpark sends it to the JVM, makes a fixed-size list."""
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame([(1, [0.1, 0.2, 0.3])], "id long, v array<float>")
+    declared = [
+        ({"arrow.fixed-size-list.size": 3}, "FixedSizeList(3)", "FloatingPoint(SINGLE)"),
+        ({"arrow.fixed-size-list.size": 3, "lance.logical_type.element": "halffloat"}, "FixedSizeList(3)", "FloatingPoint(HALF)"),
+        ({"lance.logical_type": "fixed_size_list:float:3"}, "FixedSizeList(3)", "FloatingPoint(SINGLE)"),
+        ({}, "List", "FloatingPoint(SINGLE)"),
+    ]
+    jvm = spark._jvm
+    for metadata, list_type, item_type in declared:
+        schema = df.select("id", F.col("v").alias("v", metadata=metadata)).schema
+        arrow = jvm.io.sparklance.spark.WriteSchema.arrow(jvm.org.apache.spark.sql.types.DataType.fromJson(schema.json()), "test")
+        v = arrow.findField("v")
+        assert (v.getType().toString(), v.getChildren().get(0).getType().toString()) == (list_type, item_type), metadata

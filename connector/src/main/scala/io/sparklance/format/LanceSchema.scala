@@ -48,11 +48,14 @@ final case class LanceField(
   /** The Arrow field this Lance field reads as. `where` names the schema for errors. */
   def toArrow(where: String): Field = blobVersion match {
     case Some(v) => BlobDescriptors.field(name, nullable, v)
-    case None => plainArrow(where)
+    case None => plainArrow(where, _.toArrow(where))
   }
 
-  private def plainArrow(where: String): Field = {
-    val arrowChildren = children.map(_.toArrow(where))
+  /** The Arrow field a writer takes for this Lance field: blob fields as their bytes. */
+  def toArrowForWrite(where: String): Field = plainArrow(where, _.toArrowForWrite(where))
+
+  private def plainArrow(where: String, child: LanceField => Field): Field = {
+    val arrowChildren = children.map(child)
     val meta = if (metadata.isEmpty) null else metadata.asJava
     if (LanceField.isFixedSizeListOfLists(logicalType)) {
       val (item, n) = LanceField.fixedSizeListItem(logicalType, where, name)
@@ -138,6 +141,11 @@ final case class LanceSchema(fields: IndexedSeq[LanceField], metadata: Map[Strin
 
   def toArrow(where: String): org.apache.arrow.vector.types.pojo.Schema =
     new org.apache.arrow.vector.types.pojo.Schema(fields.map(_.toArrow(where)).asJava,
+      if (metadata.isEmpty) null else metadata.asJava)
+
+  /** The Arrow schema a writer takes: as `toArrow`, but blob fields as their bytes. */
+  def toArrowForWrite(where: String): org.apache.arrow.vector.types.pojo.Schema =
+    new org.apache.arrow.vector.types.pojo.Schema(fields.map(_.toArrowForWrite(where)).asJava,
       if (metadata.isEmpty) null else metadata.asJava)
 }
 

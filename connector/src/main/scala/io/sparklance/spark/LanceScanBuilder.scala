@@ -109,7 +109,7 @@ final class LanceScanBuilder(table: LanceTable)
     val fields = data.map(f => LanceScanBuilder.prune(byName(f.name), f.dataType))
     val metadata = meta.map(f => MetadataColumn.byName(f.name).get)
     val where = table.snapshot.manifestPath
-    val schema = StructType(fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, table.blobs, where), where, table.timeType)) ++
+    val schema = StructType(fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, table.blobs, where), where, table.timeType, Some(f))) ++
       metadata.map(m => StructField(m.name, LongType, nullable = false)))
     new LanceScan(table, fields, metadata, schema, predicate, pushed.toSeq, limit)
   }

@@ -30,7 +30,7 @@ final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val st
 
   private lazy val sparkSchema: StructType = LanceSparkException.boundary {
     val where = snapshot.manifestPath
-    StructType(snapshot.manifest.schema.fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, blobs, where), where, timeType)))
+    StructType(snapshot.manifest.schema.fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, blobs, where), where, timeType, Some(f))))
   }
 
   /**

@@ -9,15 +9,16 @@ import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision, Interval
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 import org.apache.spark.sql.types._
 
+import io.sparklance.format.{LanceField, LogicalType}
 import io.sparklance.util.Errors
 
 // Lance columns are Arrow vectors; Spark reads them through our columns (columns.ArrowColumns),
 // which read Spark's own value representations in place. This maps every Lance column to the
 // nearest Spark type and converts the vectors whose values differ from Spark's (unsigned ints,
 // float16, non-micro timestamps, time, durations, fixed-size binary, 256-bit decimals) into
-// ones that match. Fixed-size and large lists are read in place as arrays. The original Arrow
-// type is kept in the Spark field's metadata under `lance.arrow.type`, so that a later write
-// can restore it.
+// ones that match. Fixed-size and large lists are read in place as arrays. The original type
+// is kept in the Spark field's metadata as a Lance logical type (`LogicalTypeKey`), so that a
+// write restores it (WriteSchema).
 //
 // Times of day: Spark 4.2's TimeType is refused by a default session (counting or filtering
 // a table with one fails with UNSUPPORTED_TIME_TYPE unless spark.sql.timeType.enabled), so
@@ -27,7 +28,15 @@ import io.sparklance.util.Errors
 // microseconds as nanosecond timestamps are.
 
 object SparkArrow {
-  val ArrowTypeKey = "lance.arrow.type"
+  /**
+   * The Spark field metadata key of a column's original Lance logical type (`uint32`,
+   * `fixed_size_list:float:128`, `timestamp:ns:UTC`, ...): the strings a Lance schema stores
+   * (rust/lance-core/src/datatypes.rs), so they stay stable across Arrow versions.
+   */
+  val LogicalTypeKey = "lance.logical_type"
+
+  /** The key for the type at `path` below a field: "" itself, "element" its array's items, "value.element", ... */
+  def logicalTypeKey(path: String): String = if (path.isEmpty) LogicalTypeKey else s"$LogicalTypeKey.$path"
 
   /** The Arrow field whose values are Spark's that `f` is converted to (often `f` itself). */
   def readable(f: Field, timeType: Boolean): Field = {
@@ -55,27 +64,64 @@ object SparkArrow {
     }
   }
 
-  /** The Spark field of a Lance column, with its original Arrow type in the metadata when converted. */
-  def sparkField(f: Field, where: String, timeType: Boolean): StructField = member(f, readable(f, timeType), where)
+  /**
+   * The Spark field of a Lance column: `f` is its Arrow field, `lance` its Lance field where
+   * known (only it tells a dictionary-typed column from its values). Where Spark shows a type
+   * that is not the original (see WriteSchema.naturalLogicalType), the field's metadata keeps
+   * the original Lance logical type.
+   */
+  def sparkField(f: Field, where: String, timeType: Boolean, lance: Option[LanceField] = None): StructField =
+    member(f, readable(f, timeType), lance, where)
+
+  private def member(f: Field, r: Field, lance: Option[LanceField], where: String): StructField = {
+    val dataType = dataTypeOf(f, r, lance, where)
+    val meta = new MetadataBuilder()
+    recordOriginals(f, lance, dataType, "", meta, where)
+    StructField(f.getName, dataType, f.isNullable, meta.build())
+  }
+
+  /** The Spark type of `f` read as `r`: `sparkType(r)`, its struct members (at any depth) with their originals. */
+  private def dataTypeOf(f: Field, r: Field, lance: Option[LanceField], where: String): DataType = r.getType match {
+    case _: ArrowType.Struct => StructType(children(f, r, lance).map { case (fc, rc, lc) => member(fc, rc, lc, where) })
+    case _: ArrowType.List | _: ArrowType.FixedSizeList | _: ArrowType.LargeList =>
+      val (fi, ri, li) = children(f, r, lance).head
+      ArrayType(dataTypeOf(fi, ri, li, where), ri.isNullable)
+    case _: ArrowType.Map =>
+      val (fe, re, le) = children(f, r, lance).head
+      val kv = children(fe, re, le)
+      val ((fk, rk, lk), (fv, rv, lv)) = (kv(0), kv(1))
+      MapType(dataTypeOf(fk, rk, lk, where), dataTypeOf(fv, rv, lv, where), rv.isNullable)
+    case _ => sparkType(r, where)
+  }
+
+  /** The children of `f`, of its readable form `r` and of its Lance field (fixed-size lists have none there). */
+  private def children(f: Field, r: Field, lance: Option[LanceField]): Seq[(Field, Field, Option[LanceField])] =
+    f.getChildren.asScala.zip(r.getChildren.asScala).zipWithIndex.map { case ((fc, rc), i) =>
+      (fc, rc, lance.flatMap(_.children.lift(i)).filter(_.name == fc.getName))
+    }.toSeq
 
   /**
-   * The Spark field of Lance field `f`, read as `r` (its readable form). Struct members get
-   * the original type of their own (Spark keeps metadata on struct fields only, so array
-   * items and map values cannot).
+   * Puts the logical type of `f` (shown as `dt`) under the key of `path` where Spark's type
+   * would be written back as another, then does the same for list items and map keys and
+   * values, which have no Spark field of their own. Struct members record on their own
+   * fields; a fixed-size list's logical type names its items.
    */
-  private def member(f: Field, r: Field, where: String): StructField = {
-    val meta = new MetadataBuilder()
-    // Fixed-size and large lists keep their vectors but show as Spark arrays all the same;
-    // times show as TIME(6) or bigint microseconds whatever their unit.
-    val keptButRenamed = f.getType.isInstanceOf[ArrowType.FixedSizeList] || f.getType.isInstanceOf[ArrowType.LargeList] ||
-      f.getType.isInstanceOf[ArrowType.Time]
-    if (r.getType != f.getType || keptButRenamed) meta.putString(ArrowTypeKey, f.getType.toString)
-    val dataType = r.getType match {
-      case _: ArrowType.Struct =>
-        StructType(f.getChildren.asScala.zip(r.getChildren.asScala).map { case (fc, rc) => member(fc, rc, where) }.toSeq)
-      case _ => sparkType(r, where)
+  private def recordOriginals(f: Field, lance: Option[LanceField], dt: DataType, path: String, meta: MetadataBuilder, where: String): Unit = {
+    val original = lance.map(_.logicalType).filter(_.startsWith("dict:")).getOrElse(LogicalType.of(f, where))
+    if (original != WriteSchema.naturalLogicalType(dt, where)) meta.putString(logicalTypeKey(path), original)
+    def below(role: String) = if (path.isEmpty) role else s"$path.$role"
+    (f.getType, dt) match {
+      case (_: ArrowType.List | _: ArrowType.LargeList, a: ArrayType) =>
+        val (item, _, lanceItem) = children(f, f, lance).head
+        recordOriginals(item, lanceItem, a.elementType, below("element"), meta, where)
+      case (_: ArrowType.Map, m: MapType) =>
+        val (entries, _, lanceEntries) = children(f, f, lance).head
+        val kv = children(entries, entries, lanceEntries)
+        val ((k, _, lk), (v, _, lv)) = (kv(0), kv(1))
+        recordOriginals(k, lk, m.keyType, below("key"), meta, where)
+        recordOriginals(v, lv, m.valueType, below("value"), meta, where)
+      case _ => ()
     }
-    StructField(f.getName, dataType, f.isNullable, meta.build())
   }
 
   /** The Spark type of a readable Arrow field (as `readable` returns). */

@@ -21,6 +21,11 @@ object ErrorStates {
     "LANCE_UNSUPPORTED_ENCODING" -> "0A000",
     "LANCE_INVALID_OPTION" -> "22023",
     "LANCE_INVALID_ARGUMENT" -> "22023",
+    // A column's declared Lance type does not fit its Spark type (PostgreSQL's datatype_mismatch).
+    "LANCE_COLUMN_TYPE_MISMATCH" -> "42804",
+    "LANCE_INVALID_COLUMN_METADATA" -> "22023",
+    // A vector of the wrong length: data_exception, as pgvector reports "expected N dimensions".
+    "LANCE_VECTOR_DIMENSION_MISMATCH" -> "22000",
     "LANCE_IO_ERROR" -> "58030",
     // The table names a base path outside the reader's allowedBasePaths.
     "LANCE_BASE_PATH_NOT_ALLOWED" -> "42501",

@@ -101,6 +101,28 @@ object Errors {
   def invalidArgument(detail: String): InvalidArgumentException =
     new InvalidArgumentException("LANCE_INVALID_ARGUMENT", detail)
 
+  /**
+   * A column's Lance type, declared in its Spark field metadata under `key`, that its Spark type
+   * cannot hold (`readsAs` says what the declared type reads as in Spark, when known).
+   */
+  def columnTypeMismatch(where: String, column: String, key: String, declared: String, sparkType: String, readsAs: Option[String]): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_COLUMN_TYPE_MISMATCH",
+      s"$where: column '$column' is declared as Lance type '$declared' (field metadata '$key'), which does not fit " +
+        s"its Spark type $sparkType${readsAs.fold("")(t => s" (that Lance type reads as $t)")}. Cast the column to the " +
+        "Spark type the declaration reads as, or remove the metadata to store the column as its Spark type.")
+
+  /** Spark field metadata under `key` that is not a declaration we can use; `expected` says what is. */
+  def invalidColumnMetadata(where: String, column: String, key: String, value: String, expected: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_INVALID_COLUMN_METADATA",
+      s"$where: column '$column' has field metadata '$key' = '$value': expected $expected.")
+
+  /** A value of a vector column whose length is not the declared dimension. */
+  def vectorDimensionMismatch(where: String, column: String, index: Int, length: Long, dimension: Int): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_VECTOR_DIMENSION_MISMATCH",
+      s"$where: column '$column' holds vectors of $dimension values, but value $index of the batch has $length. " +
+        s"Write only $dimension-value arrays (or nulls) to it, or declare the column without a dimension to store " +
+        "arrays of any length.")
+
   // ---- paths and storage ---------------------------------------------------------------
 
   /** Something other than a regular file (a directory, a named pipe, a device) where a file should be. */

@@ -61,6 +61,22 @@ object FileRoundTrip {
     case other => other
   }
 
+  /** The bytes blob descriptors (struct<position, size>, as our reader returns them) point at in `file`. */
+  def blobBytes(file: File, descriptors: FieldVector): IndexedSeq[Any] = {
+    val s = descriptors.asInstanceOf[org.apache.arrow.vector.complex.StructVector]
+    val pos = s.getChild("position").asInstanceOf[org.apache.arrow.vector.UInt8Vector]
+    val size = s.getChild("size").asInstanceOf[org.apache.arrow.vector.UInt8Vector]
+    val raf = new java.io.RandomAccessFile(file, "r")
+    try (0 until s.getValueCount).map { i =>
+      if (s.isNull(i)) null
+      else {
+        val b = new Array[Byte](size.get(i).toInt)
+        raf.seek(pos.get(i)); raf.readFully(b)
+        b.toSeq
+      }
+    } finally raf.close()
+  }
+
   /** A root over `vectors` of `schema` (the vectors stay owned by the caller). */
   def root(schema: Schema, vectors: Seq[FieldVector]): VectorSchemaRoot =
     new VectorSchemaRoot(schema.getFields, vectors.asJava, if (vectors.isEmpty) 0 else vectors.head.getValueCount)

@@ -16,7 +16,8 @@ import io.sparklance.util.Json
 object PylanceFiles {
 
   /** What pylance made of one file: equal or not, why not, and the page encodings per column. */
-  final case class Verdict(file: String, equal: Boolean, error: Option[String], diff: Seq[String], pageEncodings: Seq[Seq[String]]) {
+  final case class Verdict(file: String, equal: Boolean, error: Option[String], diff: Seq[String], pageEncodings: Seq[Seq[String]],
+      columnBytes: Seq[Long]) {
     def problem: String = error.getOrElse(diff.mkString("; "))
   }
 
@@ -47,7 +48,8 @@ object PylanceFiles {
         m("equal") == true,
         m.get("error").map(_.toString),
         m.get("diff").map(_.asInstanceOf[Seq[Any]].map(_.toString)).getOrElse(Nil),
-        m.get("columns").map(_.asInstanceOf[Seq[Any]].map(_.asInstanceOf[Seq[Any]].map(_.toString))).getOrElse(Nil))
+        m.get("columns").map(_.asInstanceOf[Seq[Any]].map(_.asInstanceOf[Seq[Any]].map(_.toString))).getOrElse(Nil),
+        m.get("column_bytes").map(_.asInstanceOf[Seq[Any]].map(_.toString.toDouble.toLong)).getOrElse(Nil))
     }
 
   /** Asserts that pylance reads every Lance file of the pairs equal to its Arrow file; returns the verdicts. */

@@ -74,11 +74,15 @@ object FixedWidthStatistics {
     var blockRuns = 0L
     // A run of `len` values costs ceil(len / 255) u8 runs; the mini-block encoder also cuts it
     // at each 4096 values, and 4096 values take 17 u8 runs.
-    def close(len: Long): Unit = {
+    @inline def close(len: Long): Unit = {
       runs += 1
-      blockRuns += (len + 254) / 255
-      val whole = len / MiniBlockChunk.MaxValues
-      miniBlockRuns += whole * ((MiniBlockChunk.MaxValues + 254) / 255) + (len - whole * MiniBlockChunk.MaxValues + 254) / 255
+      // Most runs are short; keep divisions out of the per-value path.
+      if (len <= 255) { blockRuns += 1; miniBlockRuns += 1 }
+      else {
+        blockRuns += (len + 254) / 255
+        val whole = len / MiniBlockChunk.MaxValues
+        miniBlockRuns += whole * ((MiniBlockChunk.MaxValues + 254) / 255) + (len - whole * MiniBlockChunk.MaxValues + 254) / 255
+      }
     }
   }
 

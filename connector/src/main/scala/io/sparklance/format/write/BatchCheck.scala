@@ -38,11 +38,12 @@ private[write] object BatchCheck {
       e.getChildren.asScala.zip(g.getChildren.asScala).forall { case (a, b) => sameShape(a, b, !itemNamesFree) }
   }
 
-  private def checkNulls(f: Field, v: ValueVector, path: String, from: Int, until: Int): Unit = {
+  // A null under a null parent is no value at all, so only rows whose parents are valid count.
+  private def checkNulls(f: Field, v: ValueVector, path: String, from: Int, until: Int, parentValid: Int => Boolean = _ => true): Unit = {
     if (!f.isNullable && v.getNullCount > 0) {
       var i = from
       while (i < until) {
-        if (v.isNull(i)) throw Errors.invalidArgument(
+        if (v.isNull(i) && parentValid(i)) throw Errors.invalidArgument(
           s"field '$path' is not nullable but row $i of a batch written to the file has a null there; " +
             "fill the nulls or declare the field nullable")
         i += 1
@@ -50,10 +51,14 @@ private[write] object BatchCheck {
     }
     v match {
       case s: StructVector =>
-        f.getChildren.asScala.zipWithIndex.foreach { case (c, i) => checkNulls(c, s.getChildByOrdinal(i), s"$path.${c.getName}", 0, s.getValueCount) }
+        f.getChildren.asScala.zipWithIndex.foreach { case (c, i) =>
+          checkNulls(c, s.getChildByOrdinal(i), s"$path.${c.getName}", 0, s.getValueCount, r => parentValid(r) && !s.isNull(r))
+        }
       case l: ListVector => checkNulls(f.getChildren.get(0), l.getDataVector, s"$path.item", 0, l.getDataVector.getValueCount)
       case l: LargeListVector => checkNulls(f.getChildren.get(0), l.getDataVector, s"$path.item", 0, l.getDataVector.getValueCount)
-      case l: FixedSizeListVector => checkNulls(f.getChildren.get(0), l.getDataVector, s"$path.item", 0, l.getDataVector.getValueCount)
+      case l: FixedSizeListVector =>
+        val n = l.getListSize
+        checkNulls(f.getChildren.get(0), l.getDataVector, s"$path.item", 0, l.getDataVector.getValueCount, r => parentValid(r / n) && !l.isNull(r / n))
       case _ =>
     }
   }

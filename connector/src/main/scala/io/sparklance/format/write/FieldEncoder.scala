@@ -20,10 +20,12 @@ trait FieldEncoder {
    * buffers it, so a refused batch leaves the file as it was.
    */
   def check(vector: ValueVector, from: Int, count: Int): Unit = ()
-  /** Buffers rows `[from, from + count)` of `vector`, the field's values in the batch. */
-  def append(vector: ValueVector, from: Int, count: Int): Unit
-  /** Pages whose buffered data passed the budget. */
-  def readyPages(): Seq[EncodedPage]
+  /**
+   * Buffers rows `[from, from + count)` of `vector`, the field's values in the batch, and returns
+   * the pages that filled up meanwhile: a column holds about its page budget, never a batch
+   * (2.0 excepted, whose pages end with the batch that passed the budget, as Rust's do).
+   */
+  def append(vector: ValueVector, from: Int, count: Int): Seq[EncodedPage]
   /** Every buffered row as pages: the end of the file. */
   def finish(): Seq[EncodedPage]
   /** The column-level encoding of each column. */

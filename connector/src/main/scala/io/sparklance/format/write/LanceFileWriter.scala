@@ -26,11 +26,12 @@ final case class WrittenFile(numRows: Long, size: Long, version: FileVersion, fi
  */
 final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options: FileWriterOptions = FileWriterOptions()) {
   private val where = "the file writer"
-  private val arrowSchema: Schema = schema.toArrow(where)
+  private val outOfLine = new SinkOutOfLine(sink)
+  private val arrowSchema: Schema = schema.toArrowForWrite(where)
   private val encoders: IndexedSeq[FieldEncoder] = {
     var column = 0
     schema.fields.zip(arrowSchema.getFields.asScala).map { case (f, a) =>
-      val e = FieldEncoders.create(f, a, column, options)
+      val e = FieldEncoders.create(f, a, column, options, outOfLine)
       column += e.numColumns
       e
     }
@@ -52,8 +53,7 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
     while (i < encoders.length) { encoders(i).check(batch.getVector(i), 0, n); i += 1 }
     i = 0
     while (i < encoders.length) {
-      encoders(i).append(batch.getVector(i), 0, n)
-      encoders(i).readyPages().foreach(writePage)
+      encoders(i).append(batch.getVector(i), 0, n).foreach(writePage)
       i += 1
     }
     rows += n
@@ -70,8 +70,7 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
 
   private def writePadded(b: Array[Byte]): Unit = {
     sink.write(b)
-    val pad = (64 - (b.length & 63)) & 63
-    if (pad > 0) sink.write(LanceFileWriter.Padding, 0, pad)
+    LanceFileWriter.pad(sink)
   }
 
   /** Writes what is buffered and the file's metadata, and closes the sink. */
@@ -118,6 +117,12 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
 
 object LanceFileWriter {
   private val Padding: Array[Byte] = Array.fill(64)(0x48.toByte)
+
+  /** Pads the data region to the next 64-byte boundary with 'H', as every buffer is. */
+  private[write] def pad(sink: FileSink): Unit = {
+    val pad = ((64 - (sink.position & 63)) & 63).toInt
+    if (pad > 0) sink.write(Padding, 0, pad)
+  }
 
   /** The footer's (major, minor): 2.0 files say 0.3 (lance-format-facts §13.1). */
   def footerVersion(v: FileVersion): (Int, Int) = v match {

@@ -22,6 +22,7 @@ import io.sparklance.testutil.RandomValues.Nulls
  */
 class FileWriterRoundTripSuite extends AnyFunSuite {
   import scala.jdk.CollectionConverters._
+  import FileWriterRoundTripSuite.Case
 
   private val allocator = new RootAllocator()
   private val dir = Files.createTempDirectory("file-writer").toFile
@@ -51,10 +52,14 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
       new Field("key", FieldType.notNullable(ArrowType.Utf8.INSTANCE), java.util.List.of()),
       field("value", new ArrowType.Int(32, true))))))
 
+  private def blob(name: String, t: ArrowType) =
+    new Field(name, new FieldType(true, t, null, java.util.Map.of("lance-encoding:blob", "true")), java.util.List.of())
+
+  private def packed(name: String, children: Field*) =
+    new Field(name, new FieldType(true, ArrowType.Struct.INSTANCE, null, java.util.Map.of("lance-encoding:packed", "true")), children.asJava)
+
   // Strings of 256 bytes and more are written full-zip.
   private def longStrings = field("long_s", ArrowType.Utf8.INSTANCE)
-
-  private final case class Case(name: String, version: FileVersion, nulls: Nulls, pageBytes: Long, rows: Int)
 
   private val cases = for {
     version <- Seq(FileVersion.V2_1, FileVersion.V2_2)
@@ -63,10 +68,17 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
   } yield Case(s"${version}_${tag}_$pages", version, nulls, pageBytes, rows)
 
   private def schemaFor(c: Case): Schema =
-    new Schema((primitives ++ nested ++ Seq(longStrings) ++ (if (c.version >= FileVersion.V2_2) Seq(mapField) else Nil)).asJava)
+    new Schema((primitives ++ nested ++ Seq(longStrings, blob("blob", ArrowType.LargeBinary.INSTANCE),
+      packed("packed", ArrowData.required("a", new ArrowType.Int(32, true)), ArrowData.required("b", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)))) ++
+      (if (c.version >= FileVersion.V2_2) Seq(mapField,
+        packed("packed_var", ArrowData.required("a", new ArrowType.Int(32, true)), ArrowData.required("s", ArrowType.Utf8.INSTANCE)))
+      else Nil)).asJava)
 
   private def data(schema: Schema, c: Case, rnd: Random): Seq[IndexedSeq[Any]] = schema.getFields.asScala.toSeq.map { f =>
-    if (f.getName == "long_s") IndexedSeq.tabulate(c.rows)(i => if (c.nulls == Nulls.AllNull || (c.nulls != Nulls.NoNulls && i % 4 == 1)) null else s"$i:" + ("lance " * (40 + rnd.nextInt(60))))
+    if (f.getName.startsWith("blob")) IndexedSeq.tabulate(c.rows)(i =>
+      if (c.nulls == Nulls.AllNull || (c.nulls != Nulls.NoNulls && i % 5 == 2)) null
+      else Array.fill(if (i % 7 == 0) 0 else rnd.nextInt(3000))(rnd.nextInt(256).toByte))
+    else if (f.getName == "long_s") IndexedSeq.tabulate(c.rows)(i => if (c.nulls == Nulls.AllNull || (c.nulls != Nulls.NoNulls && i % 4 == 1)) null else s"$i:" + ("lance " * (40 + rnd.nextInt(60))))
     else RandomValues.column(f, c.rows, c.nulls, rnd)
   }
 
@@ -89,7 +101,20 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
         assert(w.numRows == c.rows)
         assert(w.size == file.length())
         PylanceFiles.writeExpected(batches, expected)
-        FileRoundTrip.assertReadsBack(file, schema, lance, w, cols, allocator)
+        val back = FileRoundTrip.read(file, lance, w, allocator)
+        try {
+          schema.getFields.asScala.zip(back).zip(cols).foreach { case ((f, v), want) =>
+            val input = ArrowData.vector(f, want, allocator)
+            try {
+              val got = if (f.getName.startsWith("blob")) FileRoundTrip.blobBytes(file, v) else FileRoundTrip.values(v)
+              val exp = FileRoundTrip.values(input)
+              val bad = got.indices.find(i => i >= exp.length || got(i) != exp(i))
+              assert(got.length == exp.length && bad.isEmpty,
+                s"column ${f.getName}: ${got.length} rows read, ${exp.length} written; first difference at row ${bad.getOrElse(-1)}: " +
+                  bad.map(i => s"read ${got(i)}, wrote ${exp.lift(i).orNull}").getOrElse(""))
+            } finally input.close()
+          }
+        } finally back.foreach(_.close())
         written += ((c.name, expected, file))
       } finally batches.foreach(_.close())
     }
@@ -99,4 +124,8 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
     assume(written.nonEmpty)
     PylanceFiles.assertAllEqual(written.map { case (_, e, f) => (e, f) }.toSeq)
   }
+}
+
+object FileWriterRoundTripSuite {
+  final case class Case(name: String, version: FileVersion, nulls: Nulls, pageBytes: Long, rows: Int)
 }

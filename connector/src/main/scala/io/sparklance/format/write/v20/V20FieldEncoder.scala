@@ -109,9 +109,13 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
 
   override def check(vector: ValueVector, from: Int, count: Int): Unit = root.check(vector, from, count)
 
-  def append(vector: ValueVector, from: Int, count: Int): Unit = root.append(vector, from, count)
-
-  def readyPages(): Seq[EncodedPage] = root.ready()
+  // Rust's 2.0 encoders take a batch whole: a page holds the batches buffered up to the one that
+  // passed the budget (so a column may hold its budget plus one batch), which is what makes our
+  // pages pylance's page for page.
+  def append(vector: ValueVector, from: Int, count: Int): Seq[EncodedPage] = {
+    root.append(vector, from, count)
+    root.ready()
+  }
 
   def finish(): Seq[EncodedPage] = root.finish()
 

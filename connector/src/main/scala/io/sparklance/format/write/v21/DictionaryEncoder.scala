@@ -99,6 +99,40 @@ private[write] object DictionaryEncoder {
     case v: VariableData => new Key(v.bytes, v.offsets(i), v.offsets(i + 1))
   }
 
+  /**
+   * The dictionary of a column whose Lance type is a dictionary (`dict:<values>:<keys>:false`):
+   * always dictionary encoded, as pylance stores an Arrow dictionary array (its keys as the
+   * indices, `keyBytes` wide); null slots take index 0 and add no entry.
+   */
+  def forced(values: DecodedValues, valid: Int => Boolean, keyBytes: Int): Encoded = {
+    val map = new java.util.HashMap[Key, Integer]()
+    val first = new scala.collection.mutable.ArrayBuffer[Int]()
+    val indices = new Array[Byte](values.count * keyBytes)
+    var i = 0
+    while (i < values.count) {
+      if (valid(i)) {
+        val k = key(values, i)
+        var idx = map.get(k)
+        if (idx == null) { idx = map.size; map.put(k, idx); first += i }
+        var b = 0
+        while (b < keyBytes) { indices(i * keyBytes + b) = (idx.intValue >>> (8 * b)).toByte; b += 1 }
+      }
+      i += 1
+    }
+    val dictionary = (values: @unchecked) match {
+      case f: FixedWidthValues =>
+        val w = f.bytesPerValue
+        val out = new Array[Byte](first.length * w)
+        first.indices.foreach(j => System.arraycopy(f.data, f.offset + first(j) * w, out, j * w, w))
+        new FixedWidthValues(f.bitsPerValue, out, first.length)
+      case v: VariableData =>
+        val b = new VariableDataBuilder(first.length, first.iterator.map(j => v.length(j).toLong).sum)
+        first.foreach(j => b.append(v.bytes, v.offsets(j), v.length(j)))
+        b.result()
+    }
+    Encoded(new FixedWidthValues(keyBytes * 8, indices, values.count), dictionary)
+  }
+
   private def fixed(f: FixedWidthValues, maxEntries: Int, budget: Long): Option[Encoded] = {
     val w = f.bytesPerValue
     val map = new java.util.HashMap[Key, Integer]()

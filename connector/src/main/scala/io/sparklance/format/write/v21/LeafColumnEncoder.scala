@@ -14,16 +14,10 @@ import io.sparklance.format.write.EncodedPage
 // buffered values pass the budget, in the layout pylance picks for it:
 //  1. no value slot at all (every list null or empty): levels only (constant layout);
 //  2. every slot null: no buffers for a top-level leaf, levels only below structs or lists;
-//  3. values narrower than 256 bytes (or mini-block requested): mini-block;
-//  4. otherwise full-zip.
-
-/** The compressors a leaf column's pages use, chosen from the data (see the strategy). */
-private[write] trait ValueCompression {
-  def miniBlock(field: LanceField, values: DecodedValues, bitsPerOffset: Int): MiniBlockCompressor
-  def perValue(field: LanceField, values: DecodedValues, bitsPerOffset: Int): PerValueCompressor
-  /** Compresses the rep or def levels of a page's chunks; chosen once from all of the page's levels. */
-  def levels(all: FixedWidthValues): BlockCompressor
-}
+//  3. (2.2) every valid value the same: the value once (constant layout);
+//  4. few distinct strings, 64-bit (2.2) or 128-bit values: mini-block over a dictionary;
+//  5. values narrower than 256 bytes (or mini-block requested): mini-block;
+//  6. otherwise full-zip.
 
 private[write] final class LeafColumnEncoder(
     val field: LanceField,
@@ -33,12 +27,29 @@ private[write] final class LeafColumnEncoder(
     column: Int,
     version: FileVersion,
     pageBytes: Long,
-    compression: ValueCompression) {
+    compression: CompressionStrategy) {
 
   private val shredder = new RepDefShredder(scheme, values)
   private var rowsBuffered = 0L
   private var firstRow = 0L
   private val requested = field.metadata.get("lance-encoding:structural-encoding").map(_.toLowerCase)
+  // A dictionary-typed field (`dict:<values>:<keys>:false`) is always stored with a dictionary.
+  private val dictionaryKeyBytes: Option[Int] =
+    if (!field.logicalType.startsWith("dict:")) None
+    else field.logicalType.split(':').reverse.drop(1).headOption.collect {
+      case "int8" | "uint8" => 1
+      case "int16" | "uint16" => 2
+      case "int32" | "uint32" => 4
+      case "int64" | "uint64" => 8
+    }.orElse(Some(4))
+  private val fieldCompression = FieldCompression.fromMetadata(field.name, field.metadata, bitsPerOffset,
+    binary = field.logicalType == "binary" || field.logicalType == "large_binary")
+  // Dictionary items are block compressed with lz4 unless the field asks otherwise
+  // (primitive.rs resolve_dict_values_compression_metadata).
+  private val dictionaryCompression = FieldCompression.fromMetadata(field.name,
+    Map(FieldCompression.CompressionKey -> field.metadata.getOrElse("lance-encoding:dict-values-compression", "lz4")) ++
+      field.metadata.get("lance-encoding:dict-values-compression-level").map(FieldCompression.LevelKey -> _),
+    bitsPerOffset)
 
   def append(top: ValueVector, from: Int, count: Int): Unit = {
     shredder.shred(top, from, count)
@@ -47,35 +58,73 @@ private[write] final class LeafColumnEncoder(
 
   def bufferedBytes: Long = values.bytes + shredder.numEntries * (if (scheme.maxRep > 0) 4 else 2)
   def hasRows: Boolean = rowsBuffered > 0
+  /** Buffered bytes per buffered row (0 when nothing is buffered). */
+  def bytesPerRow: Double = if (rowsBuffered == 0) 0.0 else bufferedBytes.toDouble / rowsBuffered
   def full: Boolean = bufferedBytes >= pageBytes
 
   def flush(): EncodedPage = {
     val numEntries = shredder.numEntries.toInt
     val rep = if (shredder.rep != null) shredder.rep.toArray else null
     val (layers, remap) = scheme.pageLayers(shredder.occurs)
+    // A layer that may be null in this page has definition levels, even if all of them are 0.
     val defs = if (shredder.hasDefs) {
       val d = shredder.defs.toArray
       var i = 0
       while (i < d.length) { d(i) = remap(d(i).toInt); i += 1 }
       d
-    } else null
+    } else if (shredder.occurs.contains(true)) new Array[Short](numEntries) else null
     var maxVisible = 0
     var l = 1
     while (l <= scheme.maxVisible) { maxVisible = math.max(maxVisible, remap(l).toInt); l += 1 }
     val anyValid = countValid(defs, numEntries) > 0
     val vals = values.take()
     val rows = rowsBuffered
+    lazy val constant = ConstantValue.find(vals, validSlot(defs, numEntries, maxVisible), bitsPerOffset)
+    lazy val dictionary =
+      if (dictionaryKeyBytes.isDefined) Some(DictionaryEncoder.forced(vals, validSlot(defs, numEntries, maxVisible), dictionaryKeyBytes.get))
+      else if (requested.contains("fullzip")) None
+      else DictionaryEncoder.encode(vals, bitsPerOffset, version >= FileVersion.V2_2, field.metadata)
     val page =
-      if (vals.count == 0 || !anyValid) {
+      if (field.blobVersion.isDefined) {
+        // The descriptors are never null (nulls are smuggled into them): a plain mini-block page
+        // inside a blob layout that carries the field's own layers.
+        val (buffers, inner) = miniBlock(vals, None, null, null, vals.count, 0, IndexedSeq(RepDefLayer.AllValidItem))
+        (buffers, PageLayout.Blob(inner, layers))
+      } else if (vals.count == 0 || !anyValid) {
         if (scheme.nodes.isEmpty) (IndexedSeq.empty, PageLayout.Constant(IndexedSeq(RepDefLayer.NullableItem), None, None, None, 0, 0))
         else levelsOnly(rep, defs, numEntries, layers)
-      } else if (requested.contains("miniblock") || (!requested.contains("fullzip") && narrow(vals))) miniBlock(vals, rep, defs, numEntries, maxVisible, layers)
+      } else if (version >= FileVersion.V2_2 && dictionaryKeyBytes.isEmpty && constant.isDefined) constantPage(constant.get, rep, defs, numEntries, layers)
+      else if (dictionary.isDefined) miniBlock(dictionary.get.indices, Some(dictionary.get.dictionary), rep, defs, numEntries, maxVisible, layers)
+      else if (vals.isInstanceOf[StructValues] && vals.asInstanceOf[StructValues].children.exists(_.isInstanceOf[VariableData]))
+        fullZip(vals, rep, defs, numEntries, maxVisible, layers)
+      else if (requested.contains("miniblock") || (!requested.contains("fullzip") && narrow(vals))) miniBlock(vals, None, rep, defs, numEntries, maxVisible, layers)
       else fullZip(vals, rep, defs, numEntries, maxVisible, layers)
     val out = EncodedPage(column, page._1, rows, firstRow, PageLayoutCodec.toAny(page._2))
     firstRow += rows
     rowsBuffered = 0
     shredder.reset()
     out
+  }
+
+  /** Whether value slot `i` holds a valid value: slots follow the visible level entries. */
+  private def validSlot(defs: Array[Short], n: Int, maxVisible: Int): Int => Boolean =
+    if (defs == null) _ => true
+    else {
+      val valid = new java.util.BitSet()
+      var slot = 0
+      var i = 0
+      while (i < n) { if (defs(i) <= maxVisible) { if (defs(i) == 0) valid.set(slot); slot += 1 }; i += 1 }
+      valid.get
+    }
+
+  // constant.rs encode_constant_page: the levels, when there are any, are stored plain (u16).
+  private def constantPage(value: Either[Array[Byte], Array[Byte]], rep: Array[Short], defs: Array[Short], n: Int,
+      layers: IndexedSeq[RepDefLayer]): (IndexedSeq[Array[Byte]], PageLayout) = {
+    val valueBuffer = value.toOption.toIndexedSeq
+    val levels =
+      if (rep == null && defs == null) IndexedSeq.empty
+      else IndexedSeq(Option(rep).fold(Array.emptyByteArray)(levelBytes(_, n).data), Option(defs).fold(Array.emptyByteArray)(levelBytes(_, n).data))
+    (valueBuffer ++ levels, PageLayout.Constant(layers, value.left.toOption, None, None, 0, 0))
   }
 
   private def countValid(defs: Array[Short], n: Int): Int =
@@ -117,22 +166,31 @@ private[write] final class LeafColumnEncoder(
     }
   }
 
-  private def miniBlock(vals: DecodedValues, rep: Array[Short], defs: Array[Short], n: Int, maxVisible: Int,
-      layers: IndexedSeq[RepDefLayer]): (IndexedSeq[Array[Byte]], PageLayout) = {
-    val (compressed, encoding) = compression.miniBlock(field, vals, bitsPerOffset).compress(vals)
+  private def miniBlock(vals: DecodedValues, dictionary: Option[DecodedValues], rep: Array[Short], defs: Array[Short], n: Int,
+      maxVisible: Int, layers: IndexedSeq[RepDefLayer]): (IndexedSeq[Array[Byte]], PageLayout) = {
+    val (compressed, encoding) = compression.miniBlock(fieldCompression, vals).compress(vals)
+    val dict = dictionary.map { d => val c = compression.block(dictionaryCompression, d); (c.compress(d), c.encoding, d.count.toLong) }
     val repC = Option(rep).map(r => compression.levels(levelBytes(r, n)))
     val defC = Option(defs).map(d => compression.levels(levelBytes(d, n)))
     val large = version >= FileVersion.V2_2
     val b = MiniBlockPageWriter.write(compressed, rep, defs, n, i => defs == null || defs(i) <= maxVisible,
       scheme.maxRep, repC, defC, large)
-    (IndexedSeq(b.metadata, b.data) ++ b.repetitionIndex,
-      PageLayout.MiniBlock(repC.map(_.encoding), defC.map(_.encoding), encoding, None, 0, layers, compressed.numBuffers,
+    (IndexedSeq(b.metadata, b.data) ++ dict.map(_._1) ++ b.repetitionIndex,
+      PageLayout.MiniBlock(repC.map(_.encoding), defC.map(_.encoding), encoding, dict.map(_._2), dict.fold(0L)(_._3), layers, compressed.numBuffers,
         if (b.repetitionIndex.isDefined) 1 else 0, vals.count, large))
   }
 
   private def fullZip(vals: DecodedValues, rep: Array[Short], defs: Array[Short], n: Int, maxVisible: Int,
       layers: IndexedSeq[RepDefLayer]): (IndexedSeq[Array[Byte]], PageLayout) = {
-    val (data, encoding) = compression.perValue(field, vals, bitsPerOffset).compress(vals)
+    val compressor = vals match {
+      // packed.rs PackedStructVariablePerValueEncoder: each member compressed as its own field would be.
+      case s: StructValues => new PackedStruct.VariablePerValue(s.children.zip(field.children).map { case (v, f) =>
+        compression.perValue(FieldCompression.fromMetadata(f.name, f.metadata, if (f.logicalType.startsWith("large_")) 64 else 32,
+          binary = f.logicalType == "binary" || f.logicalType == "large_binary"), v)
+      })
+      case _ => compression.perValue(fieldCompression, vals)
+    }
+    val (data, encoding) = compressor.compress(vals)
     val b = FullZipPageWriter.write(data, rep, defs, n, maxVisible, scheme.maxRep)
     val (bpv, bpo) = data match {
       case PerValueData.Fixed(bits, _, _) => (Some(bits), None)

@@ -1,12 +1,14 @@
 package io.sparklance.format.write.v21
 
 import org.apache.arrow.vector._
-import org.apache.arrow.vector.complex.FixedSizeListVector
+import org.apache.arrow.vector.complex.{FixedSizeListVector, StructVector}
 import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 
+import scala.jdk.CollectionConverters._
+
 import io.sparklance.format.encoding._
-import io.sparklance.format.write.{BitArrayBuilder, ByteArrayBuilder}
+import io.sparklance.format.write.{BitArrayBuilder, ByteArrayBuilder, OutOfLine}
 import io.sparklance.util.Errors
 
 // Spec: rust/lance-encoding/src/data.rs (DataBlock::from_arrays): a 2.1+ leaf column stores one
@@ -46,6 +48,27 @@ private[write] object LeafValues {
     }
   }
 
+  /**
+   * A struct stored in one column (`lance-encoding:packed`), row-major. Its members are never
+   * null themselves (pylance refuses that; the struct itself may be null). From file format 2.2
+   * members may be strings or binaries (a variable packed struct).
+   */
+  def packedStruct(a: Field, field: String, variableAllowed: Boolean): LeafValues = {
+    val children = a.getChildren.asScala.toIndexedSeq.map { c =>
+      c.getType match {
+        case _: ArrowType.Utf8 | _: ArrowType.Binary | _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary =>
+          if (!variableAllowed) throw Errors.unsupported(
+            s"a packed struct member of type ${c.getType} (field '$field.${c.getName}') in file format 2.1; " +
+              "packed structs with string or binary members need file format 2.2", "the file writer")
+          new Variable(large = c.getType.isInstanceOf[ArrowType.LargeUtf8] || c.getType.isInstanceOf[ArrowType.LargeBinary])
+        case t => new Fixed(FixedWidth.bytes(t).getOrElse(throw Errors.unsupported(
+          s"a packed struct member of type $t (field '$field.${c.getName}'); packed structs hold fixed-width, string or binary members",
+          "the file writer")))
+      }
+    }
+    new PackedStruct(children, field)
+  }
+
   /** Byte widths of the fixed-width Arrow types (booleans, 1 bit, are not among them). */
   private object FixedWidth {
     def bytes(t: ArrowType): Option[Int] = t match {
@@ -76,6 +99,7 @@ private[write] object LeafValues {
       n += len
     }
     def appendNull(): Unit = { data.appendZeros(width); n += 1 }
+    def appendBytes(value: Array[Byte]): Unit = { data.append(value, 0, width); n += 1 }
     def take(): DecodedValues = { val v = new FixedWidthValues(width * 8, data.toArray, n); data.clear(); n = 0; v }
   }
 
@@ -182,6 +206,67 @@ private[write] object LeafValues {
       items.clear(); validity.clear(); anyNullItem = false; n = 0
       v
     }
+  }
+
+  final class PackedStruct(children: IndexedSeq[LeafValues], field: String) extends LeafValues {
+    def count: Int = children.head.count
+    def bytes: Long = children.map(_.bytes).sum
+    def appendRun(leaf: ValueVector, from: Int, len: Int): Unit = {
+      val s = leaf.asInstanceOf[StructVector]
+      var c = 0
+      while (c < children.length) {
+        val v = s.getChildByOrdinal(c)
+        if (v.getNullCount > 0) {
+          var i = from
+          while (i < from + len) {
+            if (v.isNull(i) && !s.isNull(i)) throw Errors.invalidArgument(
+              s"member '${v.getName}' of the packed struct field '$field' is null in row $i; members of a packed struct " +
+                "cannot be null (the struct itself can): fill the nulls or store the struct unpacked")
+            i += 1
+          }
+        }
+        children(c).appendRun(v, from, len)
+        c += 1
+      }
+    }
+    def appendNull(): Unit = children.foreach(_.appendNull())
+    def take(): DecodedValues = { val n = count; new StructValues(children.map(_.take()), n) }
+  }
+
+  /**
+   * Blob descriptors (blob.rs BlobStructuralEncoder): each value's bytes are written out of line
+   * at once, and the column keeps (position, size): (0, 0) for an empty value, and for a null
+   * the levels smuggled into the position, `(def << 16) | rep`, with size 0. Blob fields are top
+   * level, so a null's levels are def 1, rep 0.
+   */
+  final class BlobDescriptors(outOfLine: OutOfLine) extends LeafValues {
+    private val positions = new Fixed(8)
+    private val sizes = new Fixed(8)
+    private val scratch = new Array[Byte](8)
+    def count: Int = positions.count
+    def bytes: Long = positions.bytes + sizes.bytes
+    private def put(f: Fixed, v: Long): Unit = {
+      var i = 0
+      while (i < 8) { scratch(i) = (v >>> (8 * i)).toByte; i += 1 }
+      f.appendBytes(scratch)
+    }
+    def appendRun(leaf: ValueVector, from: Int, len: Int): Unit = {
+      var i = from
+      while (i < from + len) {
+        val (buf, start, end) = leaf match {
+          case v: BaseVariableWidthVector =>
+            (v.getDataBuffer, v.getOffsetBuffer.getInt(i.toLong * 4).toLong, v.getOffsetBuffer.getInt((i + 1).toLong * 4).toLong)
+          case v: BaseLargeVariableWidthVector =>
+            (v.getDataBuffer, v.getOffsetBuffer.getLong(i.toLong * 8), v.getOffsetBuffer.getLong((i + 1).toLong * 8))
+          case other => throw new IllegalStateException(s"not a binary vector: ${other.getClass}")
+        }
+        if (end == start) { put(positions, 0); put(sizes, 0) }
+        else { put(positions, outOfLine.write(buf, start, end - start)); put(sizes, end - start) }
+        i += 1
+      }
+    }
+    def appendNull(): Unit = { put(positions, 1L << 16); put(sizes, 0) }
+    def take(): DecodedValues = { val n = count; new StructValues(IndexedSeq(positions.take(), sizes.take()), n) }
   }
 
   /** Arrow's null type: slots but no values. */

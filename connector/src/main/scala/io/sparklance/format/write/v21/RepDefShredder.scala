@@ -113,6 +113,11 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
 
   /** Shreds rows `[from, from + count)` of the top-level vector `top`. */
   def shred(top: ValueVector, from: Int, count: Int): Unit = {
+    // The range of each vector these rows cover, below null parents too: a layer is nullable in a
+    // page when its vector has a null anywhere in that range, as the Rust writer decides from
+    // each Arrow array's null buffer (an all-null struct's members are nullable layers too).
+    var lo = from
+    var hi = from + count
     var n = count
     var pos = new Array[Int](n)
     var i = 0
@@ -124,15 +129,24 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
     while (k < scheme.nodes.length) {
       scheme.nodes(k) match {
         case PathNode.Struct(child) =>
+          noteNulls(vec, lo, hi, scheme.nodeNull(k))
           markNulls(vec, pos, d, n, scheme.nodeNull(k))
           vec = vec.asInstanceOf[StructVector].getChildByOrdinal(child)
         case PathNode.List =>
           val nullL = scheme.nodeNull(k).toShort
           val emptyL = scheme.nodeEmpty(k).toShort
-          val listRep = scheme.listRep(k).toShort
+          // An item after the first continues this list: its repetition level is the next inner
+          // list's (0 for the innermost list); the first item keeps the level its parent started.
+          val continued = (scheme.listRep(k) - 1).toShort
           val large = vec.isInstanceOf[LargeListVector]
           def start(p: Int): Long = if (large) vec.asInstanceOf[LargeListVector].getOffsetBuffer.getLong(p.toLong * 8)
             else vec.asInstanceOf[BaseRepeatedValueVector].getOffsetBuffer.getInt(p.toLong * 4).toLong
+          noteNulls(vec, lo, hi, nullL)
+          var p = lo
+          while (p < hi) { if (!vec.isNull(p) && start(p + 1) == start(p)) { occurs(emptyL) = true; p = hi }; p += 1 }
+          val childLo = if (hi > lo) start(lo).toInt else 0
+          val childHi = if (hi > lo) start(hi).toInt else 0
+          lo = childLo; hi = childHi
           var m = 0L
           i = 0
           while (i < n) {
@@ -153,7 +167,7 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
               if (s == e) { rep2(j) = reps(i); d2(j) = emptyL; j += 1 }
               else {
                 var c = s
-                while (c < e) { pos2(j) = c.toInt; rep2(j) = if (c == s) reps(i) else listRep; j += 1; c += 1 }
+                while (c < e) { pos2(j) = c.toInt; rep2(j) = if (c == s) reps(i) else continued; j += 1; c += 1 }
               }
             }
             i += 1
@@ -167,9 +181,16 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
       }
       k += 1
     }
+    noteNulls(vec, lo, hi, scheme.leafNull)
     markNulls(vec, pos, d, n, scheme.leafNull)
     emit(vec, pos, reps, d, n)
   }
+
+  private def noteNulls(vec: ValueVector, lo: Int, hi: Int, level: Int): Unit =
+    if (!occurs(level) && vec.getNullCount > 0) {
+      var p = lo
+      while (p < hi) { if (vec.isNull(p)) { occurs(level) = true; p = hi }; p += 1 }
+    }
 
   private def markNulls(vec: ValueVector, pos: Array[Int], d: Array[Short], n: Int, level: Int): Unit =
     if (vec.getNullCount > 0) {
