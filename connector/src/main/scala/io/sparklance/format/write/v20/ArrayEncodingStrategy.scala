@@ -1,6 +1,6 @@
 package io.sparklance.format.write.v20
 
-import io.sparklance.format.encoding.GeneralCompression
+import io.sparklance.format.encoding.{BufferCompression, CompressionScheme, FieldCompression, GeneralCompression}
 import io.sparklance.format.v20.FlatCompression
 
 // Spec: rust/lance-encoding/src/previous/encoder.rs (CoreArrayEncodingStrategy with version
@@ -58,21 +58,23 @@ private[v20] object ArrayEncodingStrategy {
   }
 
   /**
-   * The compression of a binary column's bytes asked for by field metadata (get_field_compression:
-   * `lance-encoding:compression` = zstd | lz4 | none, `lance-encoding:compression-level`); an
-   * unknown scheme is ignored, as Rust ignores one that does not parse. Rust's 2.0 FSST
-   * (`fsst`) is not written: those bytes stay uncompressed.
+   * How a binary column's bytes are stored, as its `lance-encoding:compression` (and
+   * `-level`) metadata asks (get_field_compression, default_binary_encoder): zstd or lz4 over the
+   * whole bytes buffer (`flat{8, compression}`), `none`, or FSST (`fsst{binary, symbol_table}`).
+   * The keys are parsed once for every version (FieldCompression), so an unknown scheme is
+   * refused here too, where Rust's 2.0 path would ignore it.
    */
-  def compression(metadata: Map[String, String]): Option[FlatCompression] =
-    metadata.get("lance-encoding:compression").collect {
-      case s @ ("zstd" | "lz4" | "none") =>
-        FlatCompression(s, metadata.get("lance-encoding:compression-level").flatMap(_.toIntOption))
-    }
+  final case class BinaryCompression(general: Option[BufferCompression], none: Boolean, fsst: Boolean) {
+    /** The `compression` of the bytes' flat encoding. */
+    def flat: Option[FlatCompression] =
+      general.map(g => FlatCompression(if (g.scheme == CompressionScheme.Zstd) "zstd" else "lz4", g.level))
+        .orElse(if (none) Some(FlatCompression("none", None)) else None)
 
-  /** The whole bytes buffer compressed as block.rs frames it; `none` leaves it as it is. */
-  def compress(raw: Array[Byte], c: Option[FlatCompression]): Array[Byte] = c.map(_.scheme) match {
-    case Some("zstd") => GeneralCompression.compressZstd(raw, c.flatMap(_.level).filter(_ != 0).getOrElse(GeneralCompression.DefaultZstdLevel))
-    case Some("lz4") => GeneralCompression.compressLz4(raw)
-    case _ => raw
+    def compress(raw: Array[Byte]): Array[Byte] = general.fold(raw)(GeneralCompression.compress(_, raw))
+  }
+
+  def binaryCompression(field: String, metadata: Map[String, String]): BinaryCompression = {
+    val c = FieldCompression.fromMetadata(field, metadata)
+    BinaryCompression(c.general, c.none, c.fsst)
   }
 }

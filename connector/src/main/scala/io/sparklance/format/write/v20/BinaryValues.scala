@@ -5,7 +5,7 @@ import java.nio.ByteBuffer
 import org.apache.arrow.vector.{BaseLargeVariableWidthVector, BaseVariableWidthVector, ValueVector, VariableWidthFieldVector}
 
 import io.sparklance.format.v20.{ArrayEncoding => AE, FlatCompression}
-import io.sparklance.format.encoding.BitCopy
+import io.sparklance.format.encoding.{BitCopy, FsstEncoder, VariableData}
 import io.sparklance.format.write.{ByteArrayBuilder, LongArrayBuilder}
 
 // Spec: rust/lance-encoding/src/previous/encodings/physical/{binary,dictionary}.rs and data.rs
@@ -16,7 +16,7 @@ import io.sparklance.format.write.{ByteArrayBuilder, LongArrayBuilder}
  * or, for `Utf8` pages the strategy picks it for, a dictionary (dictionary.rs). Each value's
  * bytes span what its Arrow offsets say, a null's included, as Rust copies them.
  */
-private[v20] final class BinaryValues(large: Boolean, dictionaryCandidate: Boolean, compression: Option[FlatCompression]) extends PageValues {
+private[v20] final class BinaryValues(large: Boolean, dictionaryCandidate: Boolean, compression: ArrayEncodingStrategy.BinaryCompression) extends PageValues {
   private val bytes = new ByteArrayBuilder()
   private val ends = new LongArrayBuilder()
   private val validity = new ValidityBits
@@ -50,20 +50,34 @@ private[v20] final class BinaryValues(large: Boolean, dictionaryCandidate: Boole
     val valid = validity.toArray
     val page = new BinaryPage(ends.length, i => ends(i), i => !BitCopy.getBit(valid, i), bytes.array, validity.nulls)
     val dictionary = if (dictionaryCandidate) ArrayEncodingStrategy.dictionary(page) else None
-    dictionary.fold(binary(page, out))(d => dictionaryEncoding(d, out))
+    dictionary.map(dictionaryEncoding(_, out))
+      .orElse(if (compression.fsst && !large && page.nulls < page.count) Some(fsst(page, out)) else None)
+      .getOrElse(binary(page, out, compression.flat, compression.compress))
+  }
+
+  // fsst.rs FsstArrayEncoder: the values FSST-compressed with one table for the page, then
+  // stored as a plain binary. Rust writes it for 32-bit offsets only (it asserts so), and a page
+  // without a valid value is all-null in Rust, which FSST does not take: both stay plain here.
+  private def fsst(p: BinaryPage, out: PageBuffers): AE = {
+    val offsets = new Array[Int](p.count + 1)
+    var i = 0
+    while (i < p.count) { offsets(i + 1) = p.end(i).toInt; i += 1 }
+    val c = FsstEncoder.compress(new VariableData(offsets, p.data))
+    val codes = new BinaryPage(p.count, i => c.values.offsets(i + 1).toLong, p.isNull, c.values.bytes, p.nulls)
+    AE.Fsst(binary(codes, out, None, identity), c.symbolTable)
   }
 
   // binary.rs get_indices_from_string_arrays: indices are the values' cumulative end offsets,
   // a null's raised by null_adjustment = total bytes + 1. A page with no valid value is
   // DataBlock::AllNull in Rust: no bytes, every index 1 and null_adjustment 1.
-  private def binary(p: BinaryPage, out: PageBuffers): AE = {
+  private def binary(p: BinaryPage, out: PageBuffers, flat: Option[FlatCompression], compress: Array[Byte] => Array[Byte]): AE = {
     val allNull = p.count > 0 && p.nulls == p.count
     val total = if (p.count == 0 || allNull) 0L else p.end(p.count - 1)
     val adjustment = if (p.count == 0) 0L else total + 1
     val indices = PageBuffers.longs(p.count, i => if (allNull) 1L else if (p.isNull(i)) p.end(i) + adjustment else p.end(i))
     val idx = AE.NoNulls(AE.Flat(64, out.add(indices), None))
     val raw = java.util.Arrays.copyOf(p.data, total.toInt)
-    AE.Binary(idx, AE.Flat(8, out.add(ArrayEncodingStrategy.compress(raw, compression)), compression), adjustment)
+    AE.Binary(idx, AE.Flat(8, out.add(compress(raw)), flat), adjustment)
   }
 
   // dictionary.rs DictionaryEncoder: u8 indices counting from 1 (0 = null), then the distinct

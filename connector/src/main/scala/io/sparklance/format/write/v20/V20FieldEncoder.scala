@@ -58,10 +58,10 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
   private def values(a: Field, path: String, metadata: Map[String, String]): PageValues = a.getType match {
     case _: ArrowType.Null => new PageValues.Nulls
     case _: ArrowType.Bool => new PageValues.Flat(1)
-    case _: ArrowType.Utf8 => new BinaryValues(large = false, dictionaryCandidate = true, ArrayEncodingStrategy.compression(metadata))
-    case _: ArrowType.Binary => new BinaryValues(large = false, dictionaryCandidate = false, ArrayEncodingStrategy.compression(metadata))
+    case _: ArrowType.Utf8 => new BinaryValues(large = false, dictionaryCandidate = true, ArrayEncodingStrategy.binaryCompression(path, metadata))
+    case _: ArrowType.Binary => new BinaryValues(large = false, dictionaryCandidate = false, ArrayEncodingStrategy.binaryCompression(path, metadata))
     case _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary =>
-      new BinaryValues(large = true, dictionaryCandidate = false, ArrayEncodingStrategy.compression(metadata))
+      new BinaryValues(large = true, dictionaryCandidate = false, ArrayEncodingStrategy.binaryCompression(path, metadata))
     case l: ArrowType.FixedSizeList =>
       val item = a.getChildren.get(0)
       item.getType match {

@@ -193,16 +193,35 @@ class V20FileWriterSuite extends AnyFunSuite {
     }
   }
 
-  test("binary bytes compressed as field metadata asks (zstd, lz4), read back by pylance") {
-    val values = IndexedSeq.tabulate(300)(i => if (i % 7 == 0) null else s"value number $i " * 3)
-    def withCompression(name: String, scheme: String) =
-      new Field(name, new FieldType(true, ArrowType.LargeUtf8.INSTANCE, null, Map("lance-encoding:compression" -> scheme).asJava), java.util.List.of())
-    val f = writeOne("compressed", Seq(withCompression("z", "zstd"), withCompression("l", "lz4")), Seq(values, values))
-    assert(describePages(f).map(_.head) == Seq(
-      "binary(nullable(no_nulls, flat(64)), flat(8, zstd), null_adjustment=" + (values.flatMap(Option(_)).map(_.toString.length).sum + 1) + ")",
-      "binary(nullable(no_nulls, flat(64)), flat(8, lz4), null_adjustment=" + (values.flatMap(Option(_)).map(_.toString.length).sum + 1) + ")"))
-    val v = PylanceFiles.check(Seq(new File(dir, "compressed.arrow") -> f)).head
-    assert(v.equal, v.problem)
+  test("string and binary bytes compressed as field metadata asks (zstd, lz4, none, fsst), as pylance compresses them") {
+    // 300 distinct strings of about 60 bytes: no dictionary, and over FSST's 32 KiB minimum.
+    val values = IndexedSeq.tabulate(600)(i => if (i % 7 == 0) null else s"value number $i of the compressed column " * 2)
+    def withCompression(name: String, t: ArrowType, scheme: String) =
+      new Field(name, new FieldType(true, t, null, Map("lance-encoding:compression" -> scheme).asJava), java.util.List.of())
+    val fields = Seq(withCompression("z", ArrowType.LargeUtf8.INSTANCE, "zstd"), withCompression("l", ArrowType.Utf8.INSTANCE, "lz4"),
+      withCompression("n", ArrowType.Utf8.INSTANCE, "none"), withCompression("f", ArrowType.Utf8.INSTANCE, "fsst"),
+      withCompression("fb", ArrowType.Binary.INSTANCE, "fsst"))
+    val f = writeOne("compressed", fields, fields.map(_ => values))
+    val adjustment = values.flatMap(Option(_)).map(_.length).sum + 1
+    val pages = describePages(f).map(_.head)
+    assert(pages.take(3) == Seq(
+      s"binary(nullable(no_nulls, flat(64)), flat(8, zstd), null_adjustment=$adjustment)",
+      s"binary(nullable(no_nulls, flat(64)), flat(8, lz4), null_adjustment=$adjustment)",
+      s"binary(nullable(no_nulls, flat(64)), flat(8, none), null_adjustment=$adjustment)"))
+    assert(pages.drop(3).forall(_.startsWith("fsst(binary(nullable(no_nulls, flat(64)), flat(8), null_adjustment=")), pages)
+    val arrow = new File(dir, "compressed.arrow")
+    val ref = new File(dir, "compressed.pylance.lance")
+    assert(PylanceFiles.writeWithPylance("2.0", Seq(arrow -> ref)).flatten.isEmpty)
+    val Seq(ours, theirs) = PylanceFiles.assertAllEqual(Seq(arrow -> f, arrow -> ref))
+    // The FSST tables (and so the compressed sizes) are each writer's own.
+    assert(ours.pageEncodings.map(_.map(shape)) == theirs.pageEncodings.map(_.map(shape)))
+  }
+
+  test("an unknown compression scheme is refused") {
+    val bad = new Field("s", new FieldType(true, ArrowType.Utf8.INSTANCE, null, Map("lance-encoding:compression" -> "snappy").asJava), java.util.List.of())
+    val e = intercept[LanceException](new LanceFileWriter(FileSink.of(new FileOutputStream(new File(dir, "snappy.lance"))),
+      LanceSchema.fromArrow(new Schema(java.util.List.of(bad)), "test"), options(FileWriterOptions.DefaultPageBytes)))
+    assert(e.errorClass == "LANCE_INVALID_OPTION")
   }
 
   test("a batch over 32 MiB is cut into pages of at most 32 MiB, as pylance cuts it") {
