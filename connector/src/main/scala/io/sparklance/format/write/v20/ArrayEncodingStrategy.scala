@@ -23,6 +23,16 @@ private[v20] object ArrayEncodingStrategy {
    */
   val DictionaryThreshold: Int = 100
 
+  /** When a page of strings or binaries is dictionary encoded. */
+  sealed trait DictionaryMode
+  object DictionaryMode {
+    case object Never extends DictionaryMode
+    /** `Utf8` columns: when the page has few distinct strings (`dictionary` below). */
+    case object FewDistinct extends DictionaryMode
+    /** Fields whose Lance type is a dictionary (`dict:<values>:<keys>:false`): always, with keys of `bits` bits. */
+    final case class Keys(bits: Int) extends DictionaryMode
+  }
+
   /** u8 dictionary indices counting from 1 (0 = null), and the distinct strings in first-seen order. */
   final class Dictionary(val indices: Array[Byte], val items: IndexedSeq[Array[Byte]])
 

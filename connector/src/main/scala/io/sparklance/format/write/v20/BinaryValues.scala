@@ -16,7 +16,8 @@ import io.sparklance.format.write.{ByteArrayBuilder, LongArrayBuilder}
  * or, for `Utf8` pages the strategy picks it for, a dictionary (dictionary.rs). Each value's
  * bytes span what its Arrow offsets say, a null's included, as Rust copies them.
  */
-private[v20] final class BinaryValues(large: Boolean, dictionaryCandidate: Boolean, compression: ArrayEncodingStrategy.BinaryCompression) extends PageValues {
+private[v20] final class BinaryValues(large: Boolean, dictionary: ArrayEncodingStrategy.DictionaryMode, compression: ArrayEncodingStrategy.BinaryCompression) extends PageValues {
+  import ArrayEncodingStrategy.DictionaryMode
   private val bytes = new ByteArrayBuilder()
   private val ends = new LongArrayBuilder()
   private val validity = new ValidityBits
@@ -49,10 +50,51 @@ private[v20] final class BinaryValues(large: Boolean, dictionaryCandidate: Boole
   def encode(out: PageBuffers): AE = {
     val valid = validity.toArray
     val page = new BinaryPage(ends.length, i => ends(i), i => !BitCopy.getBit(valid, i), bytes.array, validity.nulls)
-    val dictionary = if (dictionaryCandidate) ArrayEncodingStrategy.dictionary(page) else None
-    dictionary.map(dictionaryEncoding(_, out))
+    val few = if (dictionary == DictionaryMode.FewDistinct) ArrayEncodingStrategy.dictionary(page) else None
+    dictionary match {
+      case DictionaryMode.Keys(bits) => return keyedDictionary(page, bits, out)
+      case _ =>
+    }
+    few.map(dictionaryEncoding(_, out))
       .orElse(if (compression.fsst && !large && page.nulls < page.count) Some(fsst(page, out)) else None)
       .getOrElse(binary(page, out, compression.flat, compression.compress))
+  }
+
+  // dictionary.rs AlreadyDictionaryEncoder and data.rs arrow_dictionary_to_data_block: a field
+  // typed as a dictionary is stored as one, whatever its cardinality. The batches hold the
+  // values, so the dictionary is built here, distinct values in first-seen order, the keys
+  // counting from 0 at the key type's width. Null rows point at one null item after the values
+  // (Rust appends it so that the keys need no validity); a key type too narrow for the items
+  // widens to 32 bits, as Rust widens it.
+  private def keyedDictionary(p: BinaryPage, keyBits: Int, out: PageBuffers): AE = {
+    val seen = new java.util.HashMap[ByteBuffer, Integer]()
+    val first = scala.collection.mutable.ArrayBuffer.empty[Int]
+    val keys = new Array[Long](p.count)
+    var i = 0
+    while (i < p.count) {
+      if (!p.isNull(i)) {
+        val s = p.start(i).toInt
+        val key = ByteBuffer.wrap(p.data, s, p.end(i).toInt - s)
+        var k = seen.get(key)
+        if (k == null) { k = first.length; seen.put(key, k); first += i }
+        keys(i) = k.longValue
+      }
+      i += 1
+    }
+    val withNull = p.nulls > 0
+    val items = first.length + (if (withNull) 1 else 0)
+    i = 0
+    while (i < p.count) { if (p.isNull(i)) keys(i) = first.length; i += 1 }
+    val bits = if (items - 1 > (1L << (keyBits - 1)) - 1) 32 else keyBits
+    val keyBytes = java.nio.ByteBuffer.allocate(p.count * (bits / 8)).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+    keys.foreach(k => bits match { case 8 => keyBytes.put(k.toByte); case 16 => keyBytes.putShort(k.toShort); case 32 => keyBytes.putInt(k.toInt); case _ => keyBytes.putLong(k) })
+    val idx = AE.NoNulls(AE.Flat(bits, out.add(keyBytes.array()), None))
+    val itemEnds = first.scanLeft(0L)((e, j) => e + p.end(j) - p.start(j)).tail
+    val itemBytes = new ByteArrayBuilder()
+    first.foreach(j => itemBytes.append(p.data, p.start(j).toInt, (p.end(j) - p.start(j)).toInt))
+    val itemsPage = new BinaryPage(items, j => if (j < itemEnds.length) itemEnds(j) else itemEnds.lastOption.getOrElse(0L),
+      j => withNull && j == first.length, itemBytes.toArray, if (withNull) 1 else 0)
+    AE.Dictionary(idx, binary(itemsPage, out, None, identity), items.toLong)
   }
 
   // fsst.rs FsstArrayEncoder: the values FSST-compressed with one table for the page, then

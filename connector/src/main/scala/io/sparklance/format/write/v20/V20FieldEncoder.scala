@@ -6,9 +6,10 @@ import org.apache.arrow.vector.ValueVector
 import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 
-import io.sparklance.format.{EncodingAny, LanceField}
+import io.sparklance.format.{EncodingAny, LanceField, LogicalType}
 import io.sparklance.format.proto.ArrayEncodingCodec
 import io.sparklance.format.write.{EncodedPage, FieldEncoder, FileWriterOptions}
+import io.sparklance.format.write.v20.ArrayEncodingStrategy.DictionaryMode
 import io.sparklance.util.Errors
 
 // Spec: rust/lance-encoding/src/previous/encoder.rs (CoreFieldEncodingStrategy with version
@@ -52,16 +53,36 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
       new ListColumn(column, path, t.isInstanceOf[ArrowType.LargeList], options.pageBytes, build(f.children.head, a.getChildren.get(0), s"$path.${f.children.head.name}"))
     case _ =>
       if (f.blobVersion.isDefined) throw Errors.unsupported(s"writing blob field '$path'", where)
-      new ValueColumn(take(), values(a, path, f.metadata), options.pageBytes)
+      val v = dictionaryKeyBits(f, path) match {
+        case Some(bits) => a.getType match {
+          case _: ArrowType.Utf8 | _: ArrowType.Binary | _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary =>
+            new BinaryValues(isLarge(a.getType), DictionaryMode.Keys(bits), ArrayEncodingStrategy.binaryCompression(path, Map.empty))
+          case t => throw Errors.unsupported(s"writing the dictionary field '$path' of $t values in file format 2.0 (string and binary values only)", where)
+        }
+        case None => values(a, path, f.metadata)
+      }
+      new ValueColumn(take(), v, options.pageBytes)
   }
+
+  private def isLarge(t: ArrowType): Boolean = t.isInstanceOf[ArrowType.LargeUtf8] || t.isInstanceOf[ArrowType.LargeBinary]
+
+  /** The key width of a field whose Lance type is a dictionary, `dict:<values>:<keys>:<ordered>`. */
+  private def dictionaryKeyBits(f: LanceField, path: String): Option[Int] =
+    if (!f.logicalType.startsWith("dict:")) None
+    else {
+      val parts = f.logicalType.split(':')
+      LogicalType.parse(parts(parts.length - 2), where, path) match {
+        case LogicalType.Plain(i: ArrowType.Int) => Some(i.getBitWidth)
+        case _ => throw Errors.unsupported(s"the dictionary field '$path' of type ${f.logicalType}", where)
+      }
+    }
 
   private def values(a: Field, path: String, metadata: Map[String, String]): PageValues = a.getType match {
     case _: ArrowType.Null => new PageValues.Nulls
     case _: ArrowType.Bool => new PageValues.Flat(1)
-    case _: ArrowType.Utf8 => new BinaryValues(large = false, dictionaryCandidate = true, ArrayEncodingStrategy.binaryCompression(path, metadata))
-    case _: ArrowType.Binary => new BinaryValues(large = false, dictionaryCandidate = false, ArrayEncodingStrategy.binaryCompression(path, metadata))
-    case _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary =>
-      new BinaryValues(large = true, dictionaryCandidate = false, ArrayEncodingStrategy.binaryCompression(path, metadata))
+    case _: ArrowType.Utf8 => new BinaryValues(large = false, DictionaryMode.FewDistinct, ArrayEncodingStrategy.binaryCompression(path, metadata))
+    case t @ (_: ArrowType.Binary | _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary) =>
+      new BinaryValues(isLarge(t), DictionaryMode.Never, ArrayEncodingStrategy.binaryCompression(path, metadata))
     case l: ArrowType.FixedSizeList =>
       val item = a.getChildren.get(0)
       item.getType match {

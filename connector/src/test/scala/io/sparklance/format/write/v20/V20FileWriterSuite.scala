@@ -391,23 +391,38 @@ class V20FileWriterSuite extends AnyFunSuite {
 
   // ---- the golden 2.0 datasets: our encodings for pylance's data --------------------------------
 
-  /** The first `rows` rows of an expected Arrow file, without `drop`ped columns, as owned batches. */
-  private def goldenBatches(file: File, rows: Long, drop: Set[String]): Seq[VectorSchemaRoot] = {
+  /**
+   * The first `rows` rows of an expected Arrow file as owned batches, dictionary-encoded columns
+   * decoded to their values (what a writer is given), and those columns' key types.
+   */
+  private def goldenBatches(file: File, rows: Long): (Seq[VectorSchemaRoot], Map[String, ArrowType.Int]) = {
     val reader = new ArrowFileReader(Files.newByteChannel(file.toPath), allocator)
     try {
       var left = rows
-      reader.getRecordBlocks.asScala.toSeq.flatMap { block =>
+      var keys = Map.empty[String, ArrowType.Int]
+      val batches = reader.getRecordBlocks.asScala.toSeq.flatMap { block =>
         if (left <= 0) None
         else {
           reader.loadRecordBatch(block)
           val root = reader.getVectorSchemaRoot
-          val keep = root.getFieldVectors.asScala.filterNot(v => drop(v.getName)).toSeq
           val n = math.min(left, root.getRowCount.toLong).toInt
           left -= n
-          val sliced = new VectorSchemaRoot(keep.map(v => v: FieldVector).asJava).slice(0, n)
-          Some(new VectorSchemaRoot(sliced.getFieldVectors.asScala.map(v => itemsNamedItem(v.getField)).asJava, sliced.getFieldVectors, n))
+          val values = root.getFieldVectors.asScala.toSeq.map { v =>
+            val d = v.getField.getDictionary
+            if (d == null) v.getTransferPair(allocator).getTo.asInstanceOf[FieldVector] match { case to => v.makeTransferPair(to).splitAndTransfer(0, n); to }
+            else {
+              keys += v.getName -> d.getIndexType
+              val decoded = org.apache.arrow.vector.dictionary.DictionaryEncoder.decode(v, reader.lookup(d.getId)).asInstanceOf[FieldVector]
+              try { val to = decoded.getTransferPair(allocator).getTo.asInstanceOf[FieldVector]; decoded.makeTransferPair(to).splitAndTransfer(0, n); to }
+              finally decoded.close()
+            }
+          }
+          // A decoded vector is named after its dictionary; the batch names it after its column.
+          val fields = root.getFieldVectors.asScala.toSeq.zip(values).map { case (v, d) => itemsNamedItem(new Field(v.getName, d.getField.getFieldType, d.getField.getChildren)) }
+          Some(new VectorSchemaRoot(fields.asJava, values.asJava, n))
         }
       }
+      (batches, keys)
     } finally reader.close()
   }
 
@@ -435,14 +450,24 @@ class V20FileWriterSuite extends AnyFunSuite {
       val enc = info("encodings").asInstanceOf[Map[String, Any]]
       val rows = enc("rows").toString.toDouble.toLong
       val columns = enc("columns").asInstanceOf[Map[String, Map[String, Any]]]
-      // Dictionary-typed columns are decoded to their values before a write (LanceSchema.fromArrow).
-      val drop = columns.collect { case (path, c) if c("type").toString.startsWith("dictionary<") => path }.toSet
-      val batches = goldenBatches(Golden.dataset(name).expectedFile(1), rows, drop)
+      val (batches, keys) = goldenBatches(Golden.dataset(name).expectedFile(1), rows)
       val schema = batches.head.getSchema
       val file = new File(dir, s"golden_$name.lance")
       val expected = new File(dir, s"golden_$name.arrow")
       try {
-        val (lance, _) = FileRoundTrip.write(file, schema, batches, options(FileWriterOptions.DefaultPageBytes))
+        // A dictionary column is written as its values under a `dict:` Lance type, as a table
+        // whose schema has one hands its values to the writer.
+        val plain = LanceSchema.fromArrow(schema, name)
+        val lance = plain.copy(fields = plain.fields.map { f =>
+          keys.get(f.name).fold(f)(k => f.copy(logicalType = s"dict:${f.logicalType}:${if (k.getIsSigned) "" else "u"}int${k.getBitWidth}:false"))
+        })
+        val w = new LanceFileWriter(FileSink.of(new FileOutputStream(file)), lance, options(FileWriterOptions.DefaultPageBytes))
+        batches.foreach(w.write)
+        val written = w.finish()
+        val back = FileRoundTrip.read(file, lance, written, allocator)
+        try back.zipWithIndex.foreach { case (v, i) =>
+          assert(FileRoundTrip.values(v) == batches.flatMap(b => FileRoundTrip.values(b.getVector(i))), s"our reader, column ${v.getName}")
+        } finally back.foreach(_.close())
         PylanceFiles.writeExpected(batches, expected)
         val v = PylanceFiles.check(Seq(expected -> file)).head
         assert(v.equal, v.problem)
