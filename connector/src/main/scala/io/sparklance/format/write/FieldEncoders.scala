@@ -14,7 +14,7 @@ import io.sparklance.util.Errors
 private[write] object FieldEncoders {
 
   def create(f: LanceField, a: Field, firstColumn: Int, options: FileWriterOptions, outOfLine: OutOfLine): FieldEncoder = options.version match {
-    case FileVersion.V2_0 => new V20FieldEncoder(f, a, firstColumn, options)
+    case FileVersion.V2_0 => new V20FieldEncoder(f, a, firstColumn, options, outOfLine)
     case FileVersion.V2_1 | FileVersion.V2_2 => new StructuralFieldEncoder(f, a, firstColumn, options, strategy(options.version), outOfLine)
     case other => throw Errors.unsupported(s"writing file format $other", "the file writer")
   }

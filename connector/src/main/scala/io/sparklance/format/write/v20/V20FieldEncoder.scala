@@ -8,7 +8,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 
 import io.sparklance.format.{EncodingAny, LanceField, LogicalType}
 import io.sparklance.format.proto.ArrayEncodingCodec
-import io.sparklance.format.write.{EncodedPage, FieldEncoder, FileWriterOptions}
+import io.sparklance.format.write.{EncodedPage, FieldEncoder, FileWriterOptions, OutOfLine}
 import io.sparklance.format.write.v20.ArrayEncodingStrategy.DictionaryMode
 import io.sparklance.util.Errors
 
@@ -32,9 +32,11 @@ private[v20] trait ColumnNode {
   def finish(): Seq[EncodedPage]
 }
 
-private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstColumn: Int, options: FileWriterOptions) extends FieldEncoder {
+private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstColumn: Int, options: FileWriterOptions, outOfLine: OutOfLine)
+    extends FieldEncoder {
   private val where = "the file writer"
   private var nextColumn = firstColumn
+  private var blobColumns = Set.empty[Int]
 
   private def take(): Int = { nextColumn += 1; nextColumn - 1 }
 
@@ -51,8 +53,13 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
     case t @ (_: ArrowType.List | _: ArrowType.LargeList) =>
       val column = take()
       new ListColumn(column, path, t.isInstanceOf[ArrowType.LargeList], options.pageBytes, build(f.children.head, a.getChildren.get(0), s"$path.${f.children.head.name}"))
+    case _: ArrowType.LargeBinary if f.blobVersion.contains(1) && (f eq top) =>
+      val column = take()
+      blobColumns += column
+      new ValueColumn(column, new BlobDescriptors(outOfLine), options.pageBytes)
     case _ =>
-      if (f.blobVersion.isDefined) throw Errors.unsupported(s"writing blob field '$path'", where)
+      if (f.blobVersion.isDefined)
+        throw Errors.unsupported(s"writing the blob field '$path' in file format 2.0 (a top-level large_binary with lance-encoding:blob only)", where)
       val v = dictionaryKeyBits(f, path) match {
         case Some(bits) => a.getType match {
           case _: ArrowType.Utf8 | _: ArrowType.Binary | _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary =>
@@ -140,6 +147,8 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
 
   def finish(): Seq[EncodedPage] = root.finish()
 
-  // Every 2.0 column says `values{}` (blob columns, which say `blob{}`, are not written here).
-  def columnEncodings: IndexedSeq[EncodingAny] = IndexedSeq.fill(numColumns)(ArrayEncodingCodec.valuesColumnEncoding)
+  // Every 2.0 column says `values{}`, but a blob column, which says `blob{inner: values{}}`.
+  def columnEncodings: IndexedSeq[EncodingAny] = (firstColumn until firstColumn + numColumns).map { c =>
+    if (blobColumns(c)) ArrayEncodingCodec.blobColumnAny else ArrayEncodingCodec.valuesColumnEncoding
+  }
 }

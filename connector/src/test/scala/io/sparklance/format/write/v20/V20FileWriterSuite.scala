@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 import scala.util.Random
 
 import org.apache.arrow.memory.RootAllocator
-import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
+import org.apache.arrow.vector.{FieldVector, UInt8Vector, VectorSchemaRoot}
 import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision, TimeUnit}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
@@ -387,6 +387,36 @@ class V20FileWriterSuite extends AnyFunSuite {
     assert(PylanceFiles.writeWithPylance("2.0", onePage.map { case (e, r, _) => e -> r }).flatten.isEmpty)
     val theirs = PylanceFiles.assertAllEqual(onePage.map { case (e, r, _) => e -> r })
     onePage.zip(theirs).foreach { case ((_, _, o), t) => assert(o.pageEncodings == t.pageEncodings, o.file) }
+  }
+
+  test("a blob column keeps its bytes out of line and (position, size) in its pages, as pylance's 2.0 writer does") {
+    val blob = new Field("blob", new FieldType(true, ArrowType.LargeBinary.INSTANCE, null, Map("lance-encoding:blob" -> "true").asJava), java.util.List.of())
+    val values = IndexedSeq.tabulate(200)(i => if (i % 9 == 0) null else if (i % 9 == 1) Array.emptyByteArray else Array.tabulate(i * 37)(j => (i + j).toByte))
+    val f = writeOne("blob", Seq(blob, field("n", new ArrowType.Int(32, true))), Seq(values, IndexedSeq.tabulate(200)(i => i)))
+    val r = LanceFileReader.open(store, f.getPath)
+    try assert(r.columns.map(c => ArrayEncodingCodec.parseColumn(c.columnEncoding, r.path, c.index.toString)) ==
+      Seq(io.sparklance.format.v20.ColumnEncoding.Blob(io.sparklance.format.v20.ColumnEncoding.Values), io.sparklance.format.v20.ColumnEncoding.Values))
+    finally r.close()
+    val lance = LanceSchema.fromArrow(new Schema(java.util.List.of(blob)), "test")
+    val back = FileRoundTrip.read(f, lance, io.sparklance.format.write.WrittenFile(200, f.length, FileVersion.V2_0, IndexedSeq(0), IndexedSeq(0)), allocator)
+    try {
+      // A null blob's descriptor is (1, 0), an empty one's (0, 0); 2.0 has no other null marker.
+      val d = back.head.asInstanceOf[org.apache.arrow.vector.complex.StructVector]
+      val pos = d.getChild("position").asInstanceOf[UInt8Vector]
+      val size = d.getChild("size").asInstanceOf[UInt8Vector]
+      val bytes = FileRoundTrip.blobBytes(f, back.head)
+      val wrong = values.indices.filterNot { i =>
+        if (values(i) == null) pos.get(i) == 1 && size.get(i) == 0
+        else if (values(i).isEmpty) pos.get(i) == 0 && size.get(i) == 0
+        else pos.get(i) % 64 == 0 && bytes(i) == values(i).toSeq
+      }
+      assert(wrong.isEmpty, s"rows ${wrong.take(5)}")
+    } finally back.foreach(_.close())
+    val arrow = new File(dir, "blob.arrow")
+    val ref = new File(dir, "blob.pylance.lance")
+    assert(PylanceFiles.writeWithPylance("2.0", Seq(arrow -> ref)).flatten.isEmpty)
+    val Seq(ours, theirs) = PylanceFiles.assertAllEqual(Seq(arrow -> f, arrow -> ref))
+    assert(ours.pageEncodings == theirs.pageEncodings)
   }
 
   // ---- the golden 2.0 datasets: our encodings for pylance's data --------------------------------
