@@ -6,8 +6,9 @@ import io.sparklance.format.v20.FlatCompression
 // Spec: rust/lance-encoding/src/previous/encoder.rs (CoreArrayEncodingStrategy with version
 // 2.0) and previous/encodings/logical/primitive.rs (PrimitiveFieldEncoder::do_flush). Every
 // choice the 2.0 writer makes from the data, in one place. What 2.0 leaves out: bit packing,
-// FSST and fixed-size binary re-encoding of strings are all gated to 2.1 and later in Rust, so
-// a 2.0 page is plain values under `nullable`, `binary` or this dictionary.
+// FSST chosen from the data and fixed-size binary re-encoding of strings are all gated to 2.1
+// and later in Rust, so a 2.0 page is plain values under `nullable`, a `binary` (its bytes
+// compressed only when the field asks) or a dictionary.
 
 private[v20] object ArrayEncodingStrategy {
 

@@ -15,8 +15,9 @@ import io.sparklance.util.Errors
 // Spec: rust/lance-encoding/src/previous/encoder.rs (CoreFieldEncodingStrategy with version
 // 2.0) and lance-format-facts §13.2. In file format 2.0 every field has a column of its own,
 // numbered depth first: a struct's header column comes before its children's, a list's offsets
-// column before its items'. Values (fixed-width, booleans, nulls, fixed-size lists, strings)
-// take one column each, and so does a struct asked to be packed (its members have none).
+// column before its items'. Values (fixed-width, booleans, nulls, fixed-size lists, strings,
+// dictionary-typed fields, blobs) take one column each, and so does a struct asked to be packed
+// (its members have none).
 
 /** One field's part of a 2.0 file: its column and those of the fields below it. */
 private[v20] trait ColumnNode {
@@ -63,6 +64,7 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
       val v = dictionaryKeyBits(f, path) match {
         case Some(bits) => a.getType match {
           case _: ArrowType.Utf8 | _: ArrowType.Binary | _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary =>
+            // Rust encodes the items of an Arrow dictionary without the field's compression.
             new BinaryValues(isLarge(a.getType), DictionaryMode.Keys(bits), ArrayEncodingStrategy.binaryCompression(path, Map.empty))
           case t => throw Errors.unsupported(s"writing the dictionary field '$path' of $t values in file format 2.0 (string and binary values only)", where)
         }

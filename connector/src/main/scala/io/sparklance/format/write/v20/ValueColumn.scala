@@ -7,10 +7,11 @@ import io.sparklance.format.write.EncodedPage
 
 // Spec: rust/lance-encoding/src/previous/encodings/logical/primitive.rs (PrimitiveFieldEncoder)
 // and utils/accumulation.rs (AccumulationQueue). One column holding values (fixed-width,
-// booleans, nulls, fixed-size lists, strings and binaries, packed structs). Batches are buffered until more
-// than the page budget (cache_bytes_per_column) is held, then the whole buffer, the batch that
-// passed the budget included, becomes one page. A batch that passes the budget on its own and
-// is larger than 32 MiB becomes ceil(size / 32 MiB) pages of equal row counts (do_flush).
+// booleans, nulls, fixed-size lists, strings and binaries, packed structs, blob descriptors).
+// Batches are buffered until more than the page budget (cache_bytes_per_column) is held, then
+// the whole buffer, the batch that passed the budget included, becomes one page. A batch that
+// passes the budget on its own and is larger than 32 MiB becomes ceil(size / 32 MiB) pages of
+// equal row counts (do_flush).
 
 private[v20] final class ValueColumn(column: Int, values: PageValues, pageBytes: Long) extends ColumnNode {
   private val pending = Vector.newBuilder[EncodedPage]
