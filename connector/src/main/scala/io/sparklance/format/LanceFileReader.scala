@@ -29,6 +29,9 @@ final class LanceFileReader private (
 
   override def bytesRead: Long = reader.bytesRead
 
+  /** The file this reader reads, as caches of what is parsed from it key it. */
+  def identity: FileIdentity = FileIdentity(path, fileSize, reader.modified)
+
   override def scan(field: LanceField, columnOf: Int => Option[Int]): FieldScanner =
     FieldScanner.open(this, field, columnOf)
 
@@ -144,11 +147,14 @@ object LanceFileReader {
    */
   def open(store: ObjectStore, path: String, knownSize: Option[Long] = None, sparse: Boolean = false): LanceFileReader = {
     val reader = store.open(path, knownSize.filter(_ > 0))
-    try openWith(path, reader, sparse)
-    catch { case t: Throwable => reader.close(); throw t }
+    try {
+      // The tail is parsed once per file and JVM (see FileMetadataCache).
+      val m = FileMetadataCache.cache.getOrLoad(FileIdentity(path, reader.size, reader.modified))(parse(path, reader))
+      new LanceFileReader(path, reader, reader.size, m.footer, m.descriptor, m.columns, sparse)
+    } catch { case t: Throwable => reader.close(); throw t }
   }
 
-  private def openWith(path: String, reader: RangeReader, sparse: Boolean): LanceFileReader = {
+  private def parse(path: String, reader: RangeReader): ParsedMetadata = {
     val size = reader.size
     val tailLen = math.min(size, TailBytes.toLong).toInt
     val tailStart = size - tailLen
@@ -186,7 +192,7 @@ object LanceFileReader {
     val columns = columnRanges.zipWithIndex.map { case ((pos, len), i) =>
       FileMetadataCodec.parseColumn(i, metadata(pos, len, s"column $i metadata"))
     }
-    new LanceFileReader(path, reader, size, footer, descriptor, columns, sparse)
+    ParsedMetadata(footer, descriptor, columns)
   }
 }
 

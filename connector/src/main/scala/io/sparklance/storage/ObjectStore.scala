@@ -70,6 +70,15 @@ trait RangeReader extends Closeable {
 
   /** Bytes read through this reader so far (for metrics). */
   def bytesRead: Long
+
+  /**
+   * A stamp of when the file was last written, where the store learned it while opening
+   * the file, without an extra request: local files (nanoseconds, as fine as the file
+   * system keeps them) and any file opened without a known size (the store's modification
+   * time). Only compared for equality: caches of what is parsed from a file key by it, so
+   * that a file rewritten at the same path with the same size is not mistaken for the old.
+   */
+  def modified: Option[Long] = None
 }
 
 /** Joins path segments with `/`, never doubling separators. */

@@ -28,6 +28,9 @@ final class IndexFile private (val path: String, reader: LanceFileReader, alloca
 
   def bytesRead: Long = reader.bytesRead
 
+  /** Which file this is, for [[IndexCache]]. */
+  def identity: io.sparklance.format.FileIdentity = reader.identity
+
   def hasColumn(name: String): Boolean = fields.exists(_.name == name)
 
   private def scanner(name: String) = {

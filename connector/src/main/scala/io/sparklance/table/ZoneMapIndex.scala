@@ -27,33 +27,48 @@ final case class Zone(fragmentId: Long, start: Long, length: Long, stats: Column
 object ZoneMapIndex {
   val Kind = "ZoneMapIndexDetails"
 
-  /** The zones of `index`, a zone map over a column of Arrow type `columnType`, in `indexDir`. */
+  /**
+   * The zones of `index`, a zone map over a column of Arrow type `columnType`, in
+   * `indexDir`: decoded once per file and JVM ([[IndexCache]]), since index files never
+   * change; the column's type is part of the entry, as the bounds are read in its terms.
+   */
   def load(store: ObjectStore, indexDir: String, index: IndexMetadata, columnType: ArrowType): IndexedSeq[Zone] = {
     val allocator = new RootAllocator(1L << 30)
     try {
       val file = IndexFile.open(store, indexDir, index, "zonemap.lance", allocator)
-      val vectors = mutable.ArrayBuffer.empty[FieldVector]
-      try {
-        Seq("min", "max", "null_count", "fragment_id", "zone_start", "zone_length").foreach(n => vectors += file.column(n))
-        val Seq(min, max, nulls, frag, start, len) = vectors.toSeq
-        // nan_count is absent from zone maps written before it was recorded.
-        val nans = if (file.hasColumn("nan_count")) { val v = file.column("nan_count"); vectors += v; Some(v) } else None
-        def long(v: FieldVector, i: Int): Long = v.getObject(i) match {
-          case n: java.lang.Number => n.longValue
-          case other => throw Errors.corrupt(file.path, s"zone map column ${v.getName} holds $other")
-        }
-        val isFloat = columnType.isInstanceOf[ArrowType.FloatingPoint]
-        (0 until file.numRows.toInt).map { i =>
-          val rows = long(len, i)
-          val nanCount = nans.map(long(_, i))
-          // The bounds leave NaN out, but Spark orders NaN above every number (x > 5 holds
-          // for NaN): a zone that may hold NaN has no upper bound.
-          val upper = if (isFloat && !nanCount.contains(0L)) None else bound(max, i, columnType, low = false)
-          Zone(long(frag, i), long(start, i), rows,
-            ColumnStats(bound(min, i, columnType, low = true), upper, long(nulls, i), rows), nanCount)
-        }
-      } finally { vectors.foreach(_.close()); file.close() }
+      try IndexCache.getOrLoad(s"zones as $columnType", file.identity, weigh)(decode(file, columnType))
+      finally file.close()
     } finally allocator.close()
+  }
+
+  /** Estimated heap bytes of decoded zones: their objects and string bounds. */
+  private def weigh(zones: IndexedSeq[Zone]): Long = zones.iterator.map { z =>
+    def str(b: Option[Any]) = b match { case Some(s: String) => 48L + 2L * s.length; case _ => 0L }
+    192L + str(z.stats.min) + str(z.stats.max)
+  }.sum
+
+  private def decode(file: IndexFile, columnType: ArrowType): IndexedSeq[Zone] = {
+    val vectors = mutable.ArrayBuffer.empty[FieldVector]
+    try {
+      Seq("min", "max", "null_count", "fragment_id", "zone_start", "zone_length").foreach(n => vectors += file.column(n))
+      val Seq(min, max, nulls, frag, start, len) = vectors.toSeq
+      // nan_count is absent from zone maps written before it was recorded.
+      val nans = if (file.hasColumn("nan_count")) { val v = file.column("nan_count"); vectors += v; Some(v) } else None
+      def long(v: FieldVector, i: Int): Long = v.getObject(i) match {
+        case n: java.lang.Number => n.longValue
+        case other => throw Errors.corrupt(file.path, s"zone map column ${v.getName} holds $other")
+      }
+      val isFloat = columnType.isInstanceOf[ArrowType.FloatingPoint]
+      (0 until file.numRows.toInt).map { i =>
+        val rows = long(len, i)
+        val nanCount = nans.map(long(_, i))
+        // The bounds leave NaN out, but Spark orders NaN above every number (x > 5 holds
+        // for NaN): a zone that may hold NaN has no upper bound.
+        val upper = if (isFloat && !nanCount.contains(0L)) None else bound(max, i, columnType, low = false)
+        Zone(long(frag, i), long(start, i), rows,
+          ColumnStats(bound(min, i, columnType, low = true), upper, long(nulls, i), rows), nanCount)
+      }
+    } finally vectors.foreach(_.close())
   }
 
   /**

@@ -7,10 +7,9 @@ import java.nio.file.Files
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.storage.{FileEntry, ObjectStore, RangeReader}
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{ScanPlanner, Snapshot}
-import io.sparklance.testutil.Golden
+import io.sparklance.testutil.{CountingStore, Golden}
 import io.sparklance.util.LanceException
 
 /**
@@ -21,37 +20,16 @@ import io.sparklance.util.LanceException
 class MetadataReadBoundsSuite extends AnyFunSuite {
   private val hadoop = new HadoopObjectStore(new Configuration())
 
-  /** A store that counts the bytes its readers fetch. */
-  private final class CountingStore extends ObjectStore {
-    var fetched = 0L
-    override def size(path: String): Long = hadoop.size(path)
-    override def exists(path: String): Boolean = hadoop.exists(path)
-    override def isDirectory(path: String): Boolean = hadoop.isDirectory(path)
-    override def entryExists(path: String): Boolean = hadoop.entryExists(path)
-    override def list(dir: String): Seq[FileEntry] = hadoop.list(dir)
-    override def listNames(dir: String): Seq[String] = hadoop.listNames(dir)
-    override def open(path: String, knownSize: Option[Long]): RangeReader = {
-      val r = hadoop.open(path, knownSize)
-      new RangeReader {
-        override def path: String = r.path
-        override def size: Long = r.size
-        override def read(offset: Long, length: Int): ByteBuffer = { fetched += length; r.read(offset, length) }
-        override def bytesRead: Long = r.bytesRead
-        override def close(): Unit = r.close()
-      }
-    }
-  }
-
   /** Bytes fetched to open `bytes` as a data file, and whether it opened (or failed with our error). */
   private def open(bytes: Array[Byte]): (Long, Boolean) = {
     val f = File.createTempFile("bounds", ".lance")
     try {
       Files.write(f.toPath, bytes)
-      val store = new CountingStore
+      val store = new CountingStore(hadoop)
       val opened =
         try { LanceFileReader.open(store, f.getPath).close(); true }
         catch { case _: LanceException => false }
-      (store.fetched, opened)
+      (store.bytesRead(""), opened)
     } finally f.delete()
   }
 

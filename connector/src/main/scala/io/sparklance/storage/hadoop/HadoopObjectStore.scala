@@ -19,7 +19,22 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
 
   private def toPath(p: String): Path = new Path(HadoopObjectStore.toHadoopUri(p))
 
-  private def fs(path: Path): FileSystem =
+  /**
+   * File systems by scheme and authority, looked up once per store (a store serves one task
+   * or one query's planning): Hadoop's FileSystem.get asks for the current user on every
+   * call, a visible share of the time to open the few files of a point look-up.
+   */
+  private val fileSystems = new java.util.concurrent.ConcurrentHashMap[(String, String), FileSystem]()
+
+  private def fs(path: Path): FileSystem = {
+    val uri = path.toUri
+    val key = (Option(uri.getScheme).getOrElse(""), Option(uri.getAuthority).getOrElse(""))
+    val known = fileSystems.get(key)
+    if (known != null) known
+    else { val f = fileSystemOf(path); fileSystems.put(key, f); f }
+  }
+
+  private def fileSystemOf(path: Path): FileSystem =
     try path.getFileSystem(conf) match {
       // Lance files carry no Hadoop .crc side files; the checksumming wrapper of the local
       // file system would only slow every read down (about 3x), so read the raw one.
@@ -92,11 +107,11 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
     val p = toPath(path)
     val f = fs(p)
     try {
-      val len = knownSize match {
-        case Some(n) => checkRegular(f, p, path, None); n
-        case None => val st = f.getFileStatus(p); checkRegular(f, p, path, Some(st)); st.getLen
+      val (len, modified) = knownSize match {
+        case Some(n) => (n, checkRegular(f, p, path, None))
+        case None => val st = f.getFileStatus(p); (st.getLen, checkRegular(f, p, path, Some(st)).orElse(Some(st.getModificationTime)))
       }
-      new HadoopRangeReader(path, f.open(p), len)
+      new HadoopRangeReader(path, f.open(p), len, modified)
     } catch {
       // The local file system reports a file it may not read as not found; say which it is.
       case e: FileNotFoundException =>
@@ -111,9 +126,10 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
    * until a writer comes, which for a table's file is forever. Hadoop's local FileStatus
    * only tells directories and symlinks from "files" (a FIFO is a file of length 0 to it),
    * so local paths are asked of java.nio; object stores and HDFS hold only files and
-   * directories, and their status (when it was fetched anyway) tells those apart.
+   * directories, and their status (when it was fetched anyway) tells those apart. Returns
+   * a local file's modification time, which the same call reports.
    */
-  private def checkRegular(f: FileSystem, p: Path, path: String, status: Option[org.apache.hadoop.fs.FileStatus]): Unit = f match {
+  private def checkRegular(f: FileSystem, p: Path, path: String, status: Option[org.apache.hadoop.fs.FileStatus]): Option[Long] = f match {
     case local: RawLocalFileSystem =>
       val file = local.pathToFile(p).toPath
       val attrs =
@@ -121,8 +137,10 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
         catch { case _: java.nio.file.NoSuchFileException => throw new FileNotFoundException(path) }
       if (attrs.isDirectory) throw Errors.notARegularFile(path, "a directory")
       if (!attrs.isRegularFile) throw Errors.notARegularFile(path, "a special file (a named pipe, device or socket)")
+      Some(attrs.lastModifiedTime.to(java.util.concurrent.TimeUnit.NANOSECONDS))
     case _ =>
       if (status.exists(_.isDirectory)) throw Errors.notARegularFile(path, "a directory")
+      None
   }
 }
 
@@ -155,7 +173,8 @@ object HadoopObjectStore {
   }
 }
 
-private final class HadoopRangeReader(val path: String, in: FSDataInputStream, val size: Long) extends RangeReader {
+private final class HadoopRangeReader(val path: String, in: FSDataInputStream, val size: Long, override val modified: Option[Long])
+    extends RangeReader {
   private var read0 = 0L
 
   override def read(offset: Long, length: Int): ByteBuffer = {

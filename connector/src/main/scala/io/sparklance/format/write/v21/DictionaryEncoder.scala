@@ -75,28 +75,105 @@ private[write] object DictionaryEncoder {
   private def sampleUniqueRatio(values: DecodedValues, n: Int): Option[Double] = {
     val idx = sampleIndices(n)
     if (idx.length < MinReliableSamples) return None
-    val seen = new java.util.HashSet[Key](idx.length * 2)
-    idx.foreach(i => seen.add(key(values, i)))
-    Some(seen.size.toDouble / idx.length)
+    val entries = new Entries(values, idx.length)
+    idx.foreach(entries.indexOf)
+    Some(entries.size.toDouble / idx.length)
   }
 
-  /** A hashable view of value `i` (its bytes). */
-  private final class Key(val bytes: Array[Byte], val from: Int, val until: Int) {
-    override def hashCode: Int = {
-      var h = 1
-      var i = from
-      while (i < until) { h = 31 * h + bytes(i); i += 1 }
-      h
+  /**
+   * The distinct values of `values` in first-seen order, found by an open-addressing hash of their
+   * bytes: no object per value, so a page of millions of values costs a few array passes.
+   */
+  private final class Entries(values: DecodedValues, expected: Int) {
+    private val (bytes, start, end): (Array[Byte], Int => Int, Int => Int) = (values: @unchecked) match {
+      case f: FixedWidthValues => val w = f.bytesPerValue; (f.data, (i: Int) => f.offset + i * w, (i: Int) => f.offset + (i + 1) * w)
+      case v: VariableData => (v.bytes, (i: Int) => v.offsets(i), (i: Int) => v.offsets(i + 1))
     }
-    override def equals(o: Any): Boolean = o match {
-      case k: Key => java.util.Arrays.equals(bytes, from, until, k.bytes, k.from, k.until)
-      case _ => false
+    private var table = new Array[Int](Integer.highestOneBit(math.max(expected, 8)) * 4) // entry + 1; 0 = free
+    private var hashes = new Array[Int](16)
+    /** The position in `values` of each entry's first occurrence. */
+    private var first = new Array[Int](16)
+    var size = 0
+    /** Bytes of all entries' values. */
+    var entryBytes = 0L
+
+    private def hash(i: Int): Int = {
+      var h = 0x9747b28c
+      var p = start(i)
+      val e = end(i)
+      while (p < e) { h = (h ^ bytes(p)) * 0x5bd1e995; h ^= h >>> 15; p += 1 }
+      h ^ (e - start(i))
+    }
+
+    /** The entry of value `i`, added if new. */
+    def indexOf(i: Int): Int = {
+      val h = hash(i)
+      val mask = table.length - 1
+      var slot = h & mask
+      while (table(slot) != 0) {
+        val e = table(slot) - 1
+        val j = first(e)
+        if (hashes(e) == h && java.util.Arrays.equals(bytes, start(i), end(i), bytes, start(j), end(j))) return e
+        slot = (slot + 1) & mask
+      }
+      if (size == first.length) { first = java.util.Arrays.copyOf(first, size * 2); hashes = java.util.Arrays.copyOf(hashes, size * 2) }
+      first(size) = i
+      hashes(size) = h
+      entryBytes += end(i) - start(i)
+      size += 1
+      table(slot) = size
+      if (size * 2 > table.length) grow()
+      size - 1
+    }
+
+    private def grow(): Unit = {
+      table = new Array[Int](table.length * 2)
+      val mask = table.length - 1
+      var e = 0
+      while (e < size) {
+        var slot = hashes(e) & mask
+        while (table(slot) != 0) slot = (slot + 1) & mask
+        table(slot) = e + 1
+        e += 1
+      }
+    }
+
+    /** The entries' values, in entry order. */
+    def dictionary: DecodedValues = (values: @unchecked) match {
+      case f: FixedWidthValues =>
+        val w = f.bytesPerValue
+        val out = new Array[Byte](size * w)
+        var e = 0
+        while (e < size) { System.arraycopy(f.data, f.offset + first(e) * w, out, e * w, w); e += 1 }
+        new FixedWidthValues(f.bitsPerValue, out, size)
+      case v: VariableData =>
+        val b = new VariableDataBuilder(size, entryBytes)
+        var e = 0
+        while (e < size) { b.append(v.bytes, v.offsets(first(e)), v.length(first(e))); e += 1 }
+        b.result()
     }
   }
 
-  private def key(values: DecodedValues, i: Int): Key = (values: @unchecked) match {
-    case f: FixedWidthValues => val w = f.bytesPerValue; new Key(f.data, f.offset + i * w, f.offset + (i + 1) * w)
-    case v: VariableData => new Key(v.bytes, v.offsets(i), v.offsets(i + 1))
+  /**
+   * Indices of every value into its entries, `indexBytes` wide (little-endian); slots where
+   * `include` is false take index 0 and add no entry. `keep` is asked after each value (entries,
+   * values so far) and ends the attempt when it says no.
+   */
+  private def build(values: DecodedValues, indexBytes: Int, include: Int => Boolean, keep: (Entries, Int) => Boolean): Option[Encoded] = {
+    val n = values.count
+    val entries = new Entries(values, math.min(n, 1024))
+    val indices = new Array[Byte](n * indexBytes)
+    var i = 0
+    while (i < n) {
+      if (include(i)) {
+        val idx = entries.indexOf(i)
+        var b = 0
+        while (b < indexBytes) { indices(i * indexBytes + b) = (idx >>> (8 * b)).toByte; b += 1 }
+        if (!keep(entries, i + 1)) return None
+      }
+      i += 1
+    }
+    Some(Encoded(new FixedWidthValues(indexBytes * 8, indices, n), entries.dictionary))
   }
 
   /**
@@ -104,83 +181,16 @@ private[write] object DictionaryEncoder {
    * always dictionary encoded, as pylance stores an Arrow dictionary array (its keys as the
    * indices, `keyBytes` wide); null slots take index 0 and add no entry.
    */
-  def forced(values: DecodedValues, valid: Int => Boolean, keyBytes: Int): Encoded = {
-    val map = new java.util.HashMap[Key, Integer]()
-    val first = new scala.collection.mutable.ArrayBuffer[Int]()
-    val indices = new Array[Byte](values.count * keyBytes)
-    var i = 0
-    while (i < values.count) {
-      if (valid(i)) {
-        val k = key(values, i)
-        var idx = map.get(k)
-        if (idx == null) { idx = map.size; map.put(k, idx); first += i }
-        var b = 0
-        while (b < keyBytes) { indices(i * keyBytes + b) = (idx.intValue >>> (8 * b)).toByte; b += 1 }
-      }
-      i += 1
-    }
-    val dictionary = (values: @unchecked) match {
-      case f: FixedWidthValues =>
-        val w = f.bytesPerValue
-        val out = new Array[Byte](first.length * w)
-        first.indices.foreach(j => System.arraycopy(f.data, f.offset + first(j) * w, out, j * w, w))
-        new FixedWidthValues(f.bitsPerValue, out, first.length)
-      case v: VariableData =>
-        val b = new VariableDataBuilder(first.length, first.iterator.map(j => v.length(j).toLong).sum)
-        first.foreach(j => b.append(v.bytes, v.offsets(j), v.length(j)))
-        b.result()
-    }
-    Encoded(new FixedWidthValues(keyBytes * 8, indices, values.count), dictionary)
-  }
+  def forced(values: DecodedValues, valid: Int => Boolean, keyBytes: Int): Encoded =
+    build(values, keyBytes, valid, (_, _) => true).get
 
-  private def fixed(f: FixedWidthValues, maxEntries: Int, budget: Long): Option[Encoded] = {
-    val w = f.bytesPerValue
-    val map = new java.util.HashMap[Key, Integer]()
-    val dict = new java.io.ByteArrayOutputStream()
-    val indices = new Array[Byte](f.count * IndexBytes)
-    var i = 0
-    while (i < f.count) {
-      val k = key(f, i)
-      var idx = map.get(k)
-      if (idx == null) {
-        if (map.size >= maxEntries) return None
-        idx = map.size
-        map.put(k, idx)
-        dict.write(f.data, k.from, w)
-      }
-      putInt(indices, i, idx)
-      if (map.size.toLong * w + (i + 1).toLong * IndexBytes > budget) return None
-      i += 1
-    }
-    Some(Encoded(new FixedWidthValues(32, indices, f.count), new FixedWidthValues(f.bitsPerValue, dict.toByteArray, map.size)))
-  }
+  // dict.rs dictionary_encode: give up past the entry cap or once dictionary and i32 indices
+  // outgrow the budget (variable-width entries count their offsets too).
+  private def fixed(f: FixedWidthValues, maxEntries: Int, budget: Long): Option[Encoded] =
+    build(f, IndexBytes, _ => true, (e, seen) =>
+      e.size <= maxEntries && e.size.toLong * f.bytesPerValue + seen.toLong * IndexBytes <= budget)
 
-  private def variable(v: VariableData, offsetBytes: Int, maxEntries: Int, budget: Long): Option[Encoded] = {
-    val map = new java.util.HashMap[Key, Integer]()
-    val first = new scala.collection.mutable.ArrayBuffer[Int]()
-    var dictBytes = 0L
-    val indices = new Array[Byte](v.count * IndexBytes)
-    var i = 0
-    while (i < v.count) {
-      val k = key(v, i)
-      var idx = map.get(k)
-      if (idx == null) {
-        if (map.size >= maxEntries) return None
-        idx = map.size
-        map.put(k, idx)
-        first += i
-        dictBytes += k.until - k.from
-      }
-      putInt(indices, i, idx)
-      if (dictBytes + (i + 1).toLong * IndexBytes + (map.size + 1).toLong * offsetBytes > budget) return None
-      i += 1
-    }
-    val b = new VariableDataBuilder(first.length, dictBytes)
-    first.foreach(j => b.append(v.bytes, v.offsets(j), v.length(j)))
-    Some(Encoded(new FixedWidthValues(32, indices, v.count), b.result()))
-  }
-
-  private def putInt(a: Array[Byte], i: Int, v: Int): Unit = {
-    a(4 * i) = v.toByte; a(4 * i + 1) = (v >> 8).toByte; a(4 * i + 2) = (v >> 16).toByte; a(4 * i + 3) = (v >> 24).toByte
-  }
+  private def variable(v: VariableData, offsetBytes: Int, maxEntries: Int, budget: Long): Option[Encoded] =
+    build(v, IndexBytes, _ => true, (e, seen) =>
+      e.size <= maxEntries && e.entryBytes + seen.toLong * IndexBytes + (e.size + 1).toLong * offsetBytes <= budget)
 }
