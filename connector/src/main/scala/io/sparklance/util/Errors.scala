@@ -34,6 +34,14 @@ object Errors {
       s"$where: $what is not supported by this version of spark-lance. " +
         "Read the data with pylance, or rewrite it with a supported format or type.")
 
+  /**
+   * Data that the file format version being written cannot represent (not a gap in
+   * spark-lance: pylance refuses the same); `remedy` says which version or change stores it.
+   */
+  def notInFileVersion(what: String, version: String, where: String, remedy: String): UnsupportedFeatureException =
+    new UnsupportedFeatureException("LANCE_UNSUPPORTED_FEATURE",
+      s"$where: Lance file format $version cannot store $what; $remedy.")
+
   def unsupportedFileVersion(path: String, major: Int, minor: Int): UnsupportedFeatureException =
     new UnsupportedFeatureException("LANCE_UNSUPPORTED_FILE_VERSION",
       s"$path: Lance file format version $major.$minor is not supported. Supported: 2.0, 2.1, 2.2 " +

@@ -36,6 +36,17 @@ object FileRoundTrip {
     } finally r.close()
   }
 
+  /** Asserts that our reader returns, field by field, the values `cols` of `schema` that were written. */
+  def assertReadsBack(file: File, schema: Schema, lance: LanceSchema, written: WrittenFile, cols: Seq[IndexedSeq[Any]], allocator: BufferAllocator): Unit = {
+    val back = read(file, lance, written, allocator)
+    try schema.getFields.asScala.zip(back).zip(cols).foreach { case ((f, v), want) =>
+      val input = ArrowData.vector(f, want, allocator)
+      try org.scalatest.Assertions.assert(values(v) == values(input), s"column ${f.getName}")
+      finally input.close()
+    }
+    finally back.foreach(_.close())
+  }
+
   /** Rows `[from, until)` of `v` as Scala values (lists as Seq, structs as Map), for comparisons. */
   def values(v: FieldVector): IndexedSeq[Any] = (0 until v.getValueCount).map(i => normalize(v.getObject(i)))
 

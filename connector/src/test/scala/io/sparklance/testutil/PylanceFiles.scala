@@ -41,20 +41,8 @@ object PylanceFiles {
   }
 
   /** Checks `(expected Arrow file, Lance file)` pairs with pylance. */
-  def check(pairs: Seq[(File, File)]): Seq[Verdict] = {
-    val venv = sys.env.getOrElse("SPARK_LANCE_VENV", throw new IllegalStateException("SPARK_LANCE_VENV is not set (sbt sets it)"))
-    val repo = sys.env.getOrElse("SPARK_LANCE_REPO", throw new IllegalStateException("SPARK_LANCE_REPO is not set (sbt sets it)"))
-    val script = new File(repo, "dev/golden/read_file.py")
-    val cmd = Seq(new File(venv, "bin/python").getPath, script.getPath) ++ pairs.flatMap { case (e, l) => Seq(e.getPath, l.getPath) }
-    val p = new ProcessBuilder(cmd: _*).redirectErrorStream(false).start()
-    val stdout = new String(p.getInputStream.readAllBytes(), UTF_8)
-    val stderr = new String(p.getErrorStream.readAllBytes(), UTF_8)
-    p.waitFor()
-    val lines = stdout.linesIterator.filter(_.startsWith("{")).toVector
-    if (lines.length != pairs.length)
-      throw new IllegalStateException(s"read_file.py answered ${lines.length} of ${pairs.length} files (exit ${p.exitValue()}):\n$stdout\n$stderr")
-    lines.map { line =>
-      val m = Json.parse(line).asInstanceOf[Map[String, Any]]
+  def check(pairs: Seq[(File, File)]): Seq[Verdict] =
+    run("read_file.py", pairs.flatMap { case (e, l) => Seq(e.getPath, l.getPath) }, pairs.length).map { m =>
       Verdict(
         m("file").toString,
         m("equal") == true,
@@ -63,5 +51,36 @@ object PylanceFiles {
         m.get("columns").map(_.asInstanceOf[Seq[Any]].map(_.asInstanceOf[Seq[Any]].map(_.toString))).getOrElse(Nil),
         m.get("column_bytes").map(_.asInstanceOf[Seq[Any]].map(_.toString.toDouble.toLong)).getOrElse(Nil))
     }
+
+  /** Asserts that pylance reads every Lance file of the pairs equal to its Arrow file; returns the verdicts. */
+  def assertAllEqual(pairs: Seq[(File, File)]): Seq[Verdict] = {
+    val verdicts = check(pairs)
+    val bad = verdicts.filterNot(_.equal)
+    org.scalatest.Assertions.assert(bad.isEmpty, bad.map(v => s"${v.file}: ${v.problem}").mkString("\n"))
+    verdicts
+  }
+
+  /**
+   * Writes each `(Arrow IPC file, Lance file)` pair's batches with pylance's own file writer in
+   * file format `version` (`dev/golden/write_file.py`): the reference our encodings are compared
+   * with. Returns pylance's refusal per file, if any.
+   */
+  def writeWithPylance(version: String, pairs: Seq[(File, File)]): Seq[Option[String]] =
+    run("write_file.py", version +: pairs.flatMap { case (a, l) => Seq(a.getPath, l.getPath) }, pairs.length)
+      .map(_.get("error").map(_.toString))
+
+  /** Runs a `dev/golden` script that prints one JSON object per file, and parses them. */
+  private def run(script: String, args: Seq[String], expected: Int): Vector[Map[String, Any]] = {
+    val venv = sys.env.getOrElse("SPARK_LANCE_VENV", throw new IllegalStateException("SPARK_LANCE_VENV is not set (sbt sets it)"))
+    val repo = sys.env.getOrElse("SPARK_LANCE_REPO", throw new IllegalStateException("SPARK_LANCE_REPO is not set (sbt sets it)"))
+    val cmd = Seq(new File(venv, "bin/python").getPath, new File(repo, s"dev/golden/$script").getPath) ++ args
+    val p = new ProcessBuilder(cmd: _*).redirectErrorStream(false).start()
+    val stdout = new String(p.getInputStream.readAllBytes(), UTF_8)
+    val stderr = new String(p.getErrorStream.readAllBytes(), UTF_8)
+    p.waitFor()
+    val lines = stdout.linesIterator.filter(_.startsWith("{")).toVector
+    if (lines.length != expected)
+      throw new IllegalStateException(s"$script answered ${lines.length} of $expected files (exit ${p.exitValue()}):\n$stdout\n$stderr")
+    lines.map(line => Json.parse(line).asInstanceOf[Map[String, Any]])
   }
 }

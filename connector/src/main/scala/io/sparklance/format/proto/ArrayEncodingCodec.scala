@@ -205,7 +205,7 @@ object ArrayEncodingCodec {
   val valuesColumnEncoding: EncodingAny = EncodingAny(ColumnEncodingTypeUrl,
     Encodings20Protos.ColumnEncoding.newBuilder().setValues(com.google.protobuf.Empty.getDefaultInstance).build().toByteArray)
 
-  /** A column description `blob{inner: values{}}` (tests). */
+  /** The column description of a 2.0 blob column: `blob{inner: values{}}`. */
   def blobColumnAny: EncodingAny = {
     val values = Encodings20Protos.ColumnEncoding.newBuilder().setValues(com.google.protobuf.Empty.getDefaultInstance)
     EncodingAny(ColumnEncodingTypeUrl, Encodings20Protos.ColumnEncoding.newBuilder()

@@ -15,8 +15,15 @@ trait FieldEncoder {
   /** The columns this field takes, in file order. */
   def numColumns: Int
   /**
+   * Throws for values among rows `[from, from + count)` that the file's format version cannot
+   * store (2.0: null structs). The writer checks every field of a batch before any field
+   * buffers it, so a refused batch leaves the file as it was.
+   */
+  def check(vector: ValueVector, from: Int, count: Int): Unit = ()
+  /**
    * Buffers rows `[from, from + count)` of `vector`, the field's values in the batch, and returns
-   * the pages that filled up meanwhile: a column holds about its page budget, never a batch.
+   * the pages that filled up meanwhile: a column holds about its page budget, never a batch
+   * (2.0 excepted, whose pages end with the batch that passed the budget, as Rust's do).
    */
   def append(vector: ValueVector, from: Int, count: Int): Seq[EncodedPage]
   /** Every buffered row as pages: the end of the file. */

@@ -50,6 +50,8 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
     val n = batch.getRowCount
     if (n == 0) return
     var i = 0
+    while (i < encoders.length) { encoders(i).check(batch.getVector(i), 0, n); i += 1 }
+    i = 0
     while (i < encoders.length) {
       encoders(i).append(batch.getVector(i), 0, n).foreach(writePage)
       i += 1

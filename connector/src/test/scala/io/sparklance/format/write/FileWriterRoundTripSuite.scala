@@ -6,12 +6,12 @@ import java.nio.file.Files
 import scala.util.Random
 
 import org.apache.arrow.memory.RootAllocator
-import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision, TimeUnit}
+import org.apache.arrow.vector.types.FloatingPointPrecision
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format.FileVersion
-import io.sparklance.testutil.{ArrowData, FileRoundTrip, PylanceFiles, RandomValues}
+import io.sparklance.testutil.{ArrowData, FileRoundTrip, PylanceFiles, RandomValues, WriterFields}
 import io.sparklance.testutil.ArrowData.field
 import io.sparklance.testutil.RandomValues.Nulls
 
@@ -31,25 +31,7 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
   private def struct(name: String, children: Field*) = field(name, ArrowType.Struct.INSTANCE, children: _*)
   private def fsl(name: String, n: Int, item: ArrowType) = field(name, new ArrowType.FixedSizeList(n), field("item", item))
 
-  private val primitives: Seq[Field] = Seq(
-    field("i8", new ArrowType.Int(8, true)), field("u8", new ArrowType.Int(8, false)),
-    field("i16", new ArrowType.Int(16, true)), field("u16", new ArrowType.Int(16, false)),
-    field("i32", new ArrowType.Int(32, true)), field("u32", new ArrowType.Int(32, false)),
-    field("i64", new ArrowType.Int(64, true)), field("u64", new ArrowType.Int(64, false)),
-    field("f16", new ArrowType.FloatingPoint(FloatingPointPrecision.HALF)),
-    field("f32", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
-    field("f64", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)),
-    field("b", ArrowType.Bool.INSTANCE),
-    field("d32", new ArrowType.Date(DateUnit.DAY)), field("d64", new ArrowType.Date(DateUnit.MILLISECOND)),
-    field("t32s", new ArrowType.Time(TimeUnit.SECOND, 32)), field("t32ms", new ArrowType.Time(TimeUnit.MILLISECOND, 32)),
-    field("t64us", new ArrowType.Time(TimeUnit.MICROSECOND, 64)), field("t64ns", new ArrowType.Time(TimeUnit.NANOSECOND, 64)),
-    field("ts_s", new ArrowType.Timestamp(TimeUnit.SECOND, null)), field("ts_ms_ny", new ArrowType.Timestamp(TimeUnit.MILLISECOND, "America/New_York")),
-    field("ts_us_utc", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")), field("ts_ns", new ArrowType.Timestamp(TimeUnit.NANOSECOND, null)),
-    field("dur", new ArrowType.Duration(TimeUnit.MICROSECOND)),
-    field("dec", new ArrowType.Decimal(10, 2, 128)), field("dec256", new ArrowType.Decimal(40, 5, 256)),
-    field("fsb", new ArrowType.FixedSizeBinary(16)),
-    field("s", ArrowType.Utf8.INSTANCE), field("ls", ArrowType.LargeUtf8.INSTANCE),
-    field("bin", ArrowType.Binary.INSTANCE), field("lbin", ArrowType.LargeBinary.INSTANCE))
+  private val primitives: Seq[Field] = WriterFields.primitives
 
   private val nested: Seq[Field] = Seq(
     list("li", field("item", new ArrowType.Int(32, true))),
@@ -140,9 +122,7 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
 
   test("pylance's file reader returns every value written, for every case") {
     assume(written.nonEmpty)
-    val verdicts = PylanceFiles.check(written.map { case (_, e, f) => (e, f) }.toSeq)
-    val bad = verdicts.filterNot(_.equal)
-    assert(bad.isEmpty, bad.map(v => s"${v.file}: ${v.problem}").mkString("\n"))
+    PylanceFiles.assertAllEqual(written.map { case (_, e, f) => (e, f) }.toSeq)
   }
 }
 
