@@ -28,6 +28,8 @@ final class ByteArrayBuilder(initial: Int = 1024) {
   def append(src: Array[Byte], off: Int, len: Int): Unit = { reserve(len); System.arraycopy(src, off, buf, n, len); n += len }
   def appendZeros(len: Int): Unit = { reserve(len); java.util.Arrays.fill(buf, n, n + len, 0.toByte); n += len }
   def toArray: Array[Byte] = java.util.Arrays.copyOf(buf, n)
+  /** The bytes, as the builder's own array when it is exactly full (no copy); the builder is done. */
+  def result(): Array[Byte] = if (n == buf.length) buf else toArray
   def clear(): Unit = n = 0
 }
 

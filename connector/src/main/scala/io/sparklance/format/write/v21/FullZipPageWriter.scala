@@ -21,6 +21,12 @@ private[write] object FullZipPageWriter {
     val bitsRep = if (rep == null) 0 else bitLength(max(rep, numEntries))
     val bitsDef = if (defs == null) 0 else bitLength(max(defs, numEntries))
     val wordBytes = bitsRep + bitsDef match { case 0 => 0; case b if b <= 8 => 1; case b if b <= 16 => 2; case _ => 4 }
+    // Fixed-width values without levels zip to themselves (e.g. vectors with no nulls).
+    values match {
+      case PerValueData.Fixed(bits, data, count) if wordBytes == 0 && rep == null && data.length.toLong == bits / 8 * count =>
+        return Buffers(data, None, 0, 0)
+      case _ =>
+    }
     // An upper bound of the buffer's size decides the index width, as the Rust writer does, and
     // sizes the buffer once.
     val (bound, hasIndex) = values match {
@@ -69,7 +75,7 @@ private[write] object FullZipPageWriter {
       e += 1
     }
     if (hasIndex) index(out.length.toLong)
-    Buffers(out.toArray, if (hasIndex) Some(rowStarts.toArray) else None, bitsRep, bitsDef)
+    Buffers(out.result(), if (hasIndex) Some(rowStarts.result()) else None, bitsRep, bitsDef)
   }
 
   private def max(levels: Array[Short], n: Int): Int = {

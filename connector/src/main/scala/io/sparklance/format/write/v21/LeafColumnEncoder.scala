@@ -110,11 +110,11 @@ private[write] final class LeafColumnEncoder(
   private def validSlot(defs: Array[Short], n: Int, maxVisible: Int): Int => Boolean =
     if (defs == null) _ => true
     else {
-      val valid = new java.util.BitSet()
+      val valid = new Array[Boolean](n)
       var slot = 0
       var i = 0
-      while (i < n) { if (defs(i) <= maxVisible) { if (defs(i) == 0) valid.set(slot); slot += 1 }; i += 1 }
-      valid.get
+      while (i < n) { if (defs(i) <= maxVisible) { valid(slot) = defs(i) == 0; slot += 1 }; i += 1 }
+      (i: Int) => valid(i)
     }
 
   // constant.rs encode_constant_page: the levels, when there are any, are stored plain (u16).
@@ -170,11 +170,13 @@ private[write] final class LeafColumnEncoder(
       maxVisible: Int, layers: IndexedSeq[RepDefLayer]): (IndexedSeq[Array[Byte]], PageLayout) = {
     val (compressed, encoding) = compression.miniBlock(fieldCompression, vals).compress(vals)
     val dict = dictionary.map { d => val c = compression.block(dictionaryCompression, d); (c.compress(d), c.encoding, d.count.toLong) }
-    val repC = Option(rep).map(r => compression.levels(levelBytes(r, n)))
-    val defC = Option(defs).map(d => compression.levels(levelBytes(d, n)))
+    val repAll = if (rep == null) null else levelBytes(rep, n)
+    val defAll = if (defs == null) null else levelBytes(defs, n)
+    val repC = Option(repAll).map(compression.levels)
+    val defC = Option(defAll).map(compression.levels)
     val large = version >= FileVersion.V2_2
     val b = MiniBlockPageWriter.write(compressed, rep, defs, n, i => defs == null || defs(i) <= maxVisible,
-      scheme.maxRep, repC, defC, large)
+      scheme.maxRep, repC, defC, large, repAll, defAll)
     (IndexedSeq(b.metadata, b.data) ++ dict.map(_._1) ++ b.repetitionIndex,
       PageLayout.MiniBlock(repC.map(_.encoding), defC.map(_.encoding), encoding, dict.map(_._2), dict.fold(0L)(_._3), layers, compressed.numBuffers,
         if (b.repetitionIndex.isDefined) 1 else 0, vals.count, large))

@@ -34,7 +34,9 @@ private[write] object MiniBlockPageWriter {
       maxRep: Int,
       repCompressor: Option[BlockCompressor],
       defCompressor: Option[BlockCompressor],
-      largeChunks: Boolean): Buffers = {
+      largeChunks: Boolean,
+      repBytes: FixedWidthValues,
+      defBytes: FixedWidthValues): Buffers = {
     val chunks = values.chunks
     val hasLevels = rep != null || defs != null
     // Level ranges per chunk.
@@ -56,30 +58,47 @@ private[write] object MiniBlockPageWriter {
       }
       levelStart(chunks.length) = numEntries
     }
+    // The chunks' levels first, so that the page is assembled in one exactly sized array.
+    val repChunks = new Array[Array[Byte]](chunks.length)
+    val defChunks = new Array[Array[Byte]](chunks.length)
+    def pad8(n: Int): Int = (n + 7) & ~7
+    var total = 0L
+    var c = 0
+    while (c < chunks.length) {
+      val lo = levelStart(c)
+      val hi = levelStart(c + 1)
+      if (hasLevels && hi - lo > 0xffff)
+        throw new IllegalStateException(s"a mini-block chunk would carry ${hi - lo} levels, more than 65535")
+      if (rep != null) repChunks(c) = repCompressor.get.compress(levelSlice(repBytes, lo, hi))
+      if (defs != null) defChunks(c) = defCompressor.get.compress(levelSlice(defBytes, lo, hi))
+      val header = 2 + (if (rep != null) 2 else 0) + (if (defs != null) 2 else 0) + values.numBuffers * (if (largeChunks) 4 else 2)
+      total += pad8(header) + (if (rep != null) pad8(repChunks(c).length) else 0) + (if (defs != null) pad8(defChunks(c).length) else 0) +
+        chunks(c).bufferSizes.iterator.map(pad8).sum
+      c += 1
+    }
+    if (total > Int.MaxValue - 16) throw new IllegalStateException(s"a mini-block page of $total bytes")
     val meta = new ByteArrayBuilder(chunks.length * 4)
-    val data = new ByteArrayBuilder(values.buffers.map(_.length).sum + chunks.length * 32)
+    val data = new ByteArrayBuilder(total.toInt)
     val bufferPos = new Array[Int](values.numBuffers)
     val repIndex = if (maxRep > 0) new Array[Long](chunks.length * 2) else null
     def pad(): Unit = while ((data.length & 7) != 0) { data.reserve(1)(data.length) = Fill; data.advance(1) }
     def u16(v: Int): Unit = { val a = data.reserve(2); a(data.length) = v.toByte; a(data.length + 1) = (v >> 8).toByte; data.advance(2) }
     def u32(v: Int): Unit = { u16(v & 0xffff); u16(v >>> 16) }
-    var c = 0
+    c = 0
     while (c < chunks.length) {
       val chunk = chunks(c)
       val start = data.length
       val lo = levelStart(c)
       val hi = levelStart(c + 1)
-      val repBytes = if (rep != null) repCompressor.get.compress(levelSlice(rep, lo, hi)) else null
-      val defBytes = if (defs != null) defCompressor.get.compress(levelSlice(defs, lo, hi)) else null
-      if (hasLevels && hi - lo > 0xffff)
-        throw new IllegalStateException(s"a mini-block chunk would carry ${hi - lo} levels, more than 65535")
+      val repChunk = repChunks(c)
+      val defChunk = defChunks(c)
       u16(if (hasLevels) hi - lo else 0)
-      if (repBytes != null) u16(repBytes.length)
-      if (defBytes != null) u16(defBytes.length)
+      if (repChunk != null) u16(repChunk.length)
+      if (defChunk != null) u16(defChunk.length)
       chunk.bufferSizes.foreach(s => if (largeChunks) u32(s) else u16(s))
       pad()
-      if (repBytes != null) { data.append(repBytes, 0, repBytes.length); pad() }
-      if (defBytes != null) { data.append(defBytes, 0, defBytes.length); pad() }
+      if (repChunk != null) { data.append(repChunk, 0, repChunk.length); pad() }
+      if (defChunk != null) { data.append(defChunk, 0, defChunk.length); pad() }
       var b = 0
       while (b < values.numBuffers) {
         val size = chunk.bufferSizes(b)
@@ -103,7 +122,7 @@ private[write] object MiniBlockPageWriter {
       r.foreach(bb.putLong)
       out
     }
-    Buffers(meta.toArray, data.toArray, ri)
+    Buffers(meta.result(), data.result(), ri)
   }
 
   private def writeLe(b: ByteArrayBuilder, v: Long, width: Int): Unit = {
@@ -113,12 +132,9 @@ private[write] object MiniBlockPageWriter {
     b.advance(width)
   }
 
-  private def levelSlice(levels: Array[Short], lo: Int, hi: Int): FixedWidthValues = {
-    val out = new Array[Byte]((hi - lo) * 2)
-    var i = lo
-    while (i < hi) { out((i - lo) * 2) = levels(i).toByte; out((i - lo) * 2 + 1) = (levels(i) >> 8).toByte; i += 1 }
-    new FixedWidthValues(16, out, hi - lo)
-  }
+  /** Levels `[lo, hi)` of a page's little-endian u16 levels, without copying them. */
+  private def levelSlice(all: FixedWidthValues, lo: Int, hi: Int): FixedWidthValues =
+    new FixedWidthValues(16, all.data, hi - lo, all.offset + lo * 2)
 
   // Per chunk: rows that finish in it, and the level entries left over after its last row
   // start (rust compress_levels): a row starting at a chunk's first entry finishes the
