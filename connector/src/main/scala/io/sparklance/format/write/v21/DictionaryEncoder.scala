@@ -1,6 +1,7 @@
 package io.sparklance.format.write.v21
 
 import io.sparklance.format.encoding.{DecodedValues, FixedWidthValues, VariableData, VariableDataBuilder}
+import io.sparklance.util.LittleEndian
 
 // Spec: rust/lance-encoding/src/encodings/logical/primitive.rs (should_dictionary_encode,
 // sample_unique_ratio) and primitive/dict.rs (dictionary_encode), Lance 9.0. A page of strings,
@@ -85,10 +86,13 @@ private[write] object DictionaryEncoder {
    * bytes: no object per value, so a page of millions of values costs a few array passes.
    */
   private final class Entries(values: DecodedValues, expected: Int) {
-    private val (bytes, start, end): (Array[Byte], Int => Int, Int => Int) = (values: @unchecked) match {
-      case f: FixedWidthValues => val w = f.bytesPerValue; (f.data, (i: Int) => f.offset + i * w, (i: Int) => f.offset + (i + 1) * w)
-      case v: VariableData => (v.bytes, (i: Int) => v.offsets(i), (i: Int) => v.offsets(i + 1))
+    // Value i is bytes[start(i), end(i)): from the offsets of variable-width values, else at a fixed stride.
+    private val (bytes, offsets, base, width): (Array[Byte], Array[Int], Int, Int) = (values: @unchecked) match {
+      case f: FixedWidthValues => (f.data, null, f.offset, f.bytesPerValue)
+      case v: VariableData => (v.bytes, v.offsets, 0, 0)
     }
+    @inline private def start(i: Int): Int = if (offsets != null) offsets(i) else base + i * width
+    @inline private def end(i: Int): Int = if (offsets != null) offsets(i + 1) else base + (i + 1) * width
     private var table = new Array[Int](Integer.highestOneBit(math.max(expected, 8)) * 4) // entry + 1; 0 = free
     private var hashes = new Array[Int](16)
     /** The position in `values` of each entry's first occurrence. */
@@ -97,12 +101,27 @@ private[write] object DictionaryEncoder {
     /** Bytes of all entries' values. */
     var entryBytes = 0L
 
+    // Word at a time: the values are short (dictionary strings are), so per-byte loops and the
+    // general range comparison would dominate.
     private def hash(i: Int): Int = {
-      var h = 0x9747b28c
+      var h = 0x9747b28cL
       var p = start(i)
       val e = end(i)
-      while (p < e) { h = (h ^ bytes(p)) * 0x5bd1e995; h ^= h >>> 15; p += 1 }
-      h ^ (e - start(i))
+      while (p + 8 <= e) { h = (h ^ LittleEndian.getLong(bytes, p)) * 0xff51afd7ed558ccdL; h ^= h >>> 29; p += 8 }
+      while (p < e) { h = (h ^ bytes(p)) * 0xc4ceb9fe1a85ec53L; p += 1 }
+      h ^= (e - start(i)).toLong
+      (h ^ (h >>> 32)).toInt
+    }
+
+    private def same(i: Int, j: Int): Boolean = {
+      var a = start(i)
+      val len = end(i) - a
+      var b = start(j)
+      if (end(j) - b != len) return false
+      val stop = a + len
+      while (a + 8 <= stop) { if (LittleEndian.getLong(bytes, a) != LittleEndian.getLong(bytes, b)) return false; a += 8; b += 8 }
+      while (a < stop) { if (bytes(a) != bytes(b)) return false; a += 1; b += 1 }
+      true
     }
 
     /** The entry of value `i`, added if new. */
@@ -113,7 +132,7 @@ private[write] object DictionaryEncoder {
       while (table(slot) != 0) {
         val e = table(slot) - 1
         val j = first(e)
-        if (hashes(e) == h && java.util.Arrays.equals(bytes, start(i), end(i), bytes, start(j), end(j))) return e
+        if (hashes(e) == h && same(i, j)) return e
         slot = (slot + 1) & mask
       }
       if (size == first.length) { first = java.util.Arrays.copyOf(first, size * 2); hashes = java.util.Arrays.copyOf(hashes, size * 2) }
