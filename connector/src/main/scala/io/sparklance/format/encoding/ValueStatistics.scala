@@ -74,15 +74,18 @@ object FixedWidthStatistics {
     var blockRuns = 0L
     // A run of `len` values costs ceil(len / 255) u8 runs; the mini-block encoder also cuts it
     // at each 4096 values, and 4096 values take 17 u8 runs.
-    @inline def close(len: Long): Unit = {
+    // The scans count runs of up to 255 values in a local and hand them over at the end
+    // (`addShort`), so the per-value path touches no field; longer runs close one by one.
+    def close(len: Long): Unit = if (len <= 255) addShort(1) else closeLong(len)
+
+    /** `count` runs of at most 255 values each. */
+    def addShort(count: Long): Unit = { runs += count; blockRuns += count; miniBlockRuns += count }
+
+    def closeLong(len: Long): Unit = {
       runs += 1
-      // Most runs are short; keep divisions out of the per-value path.
-      if (len <= 255) { blockRuns += 1; miniBlockRuns += 1 }
-      else {
-        blockRuns += (len + 254) / 255
-        val whole = len / MiniBlockChunk.MaxValues
-        miniBlockRuns += whole * ((MiniBlockChunk.MaxValues + 254) / 255) + (len - whole * MiniBlockChunk.MaxValues + 254) / 255
-      }
+      blockRuns += (len + 254) / 255
+      val whole = len / MiniBlockChunk.MaxValues
+      miniBlockRuns += whole * ((MiniBlockChunk.MaxValues + 254) / 255) + (len - whole * MiniBlockChunk.MaxValues + 254) / 255
     }
   }
 
@@ -91,6 +94,7 @@ object FixedWidthStatistics {
   private def scan8(a: Array[Byte], base: Int, n: Int, widths: Array[Int], acc: RunAccumulator): Unit = {
     var prev = a(base)
     var run = 0L
+    var short = 0L
     var i = 0
     var b = 0
     while (i < n) {
@@ -99,18 +103,20 @@ object FixedWidthStatistics {
       while (i < end) {
         val x = a(base + i)
         or |= x
-        if (x != prev) { acc.close(run); run = 1; prev = x } else run += 1
+        if (x != prev) { if (run <= 255) short += 1 else acc.closeLong(run); run = 1; prev = x } else run += 1
         i += 1
       }
       widths(b) = 32 - Integer.numberOfLeadingZeros(or & 0xff)
       b += 1
     }
+    acc.addShort(short)
     acc.close(run)
   }
 
   private def scan16(a: Array[Byte], base: Int, n: Int, widths: Array[Int], acc: RunAccumulator): Unit = {
     var prev = LE.getShort(a, base)
     var run = 0L
+    var short = 0L
     var i = 0
     var b = 0
     while (i < n) {
@@ -119,18 +125,20 @@ object FixedWidthStatistics {
       while (i < end) {
         val x = LE.getShort(a, base + 2 * i)
         or |= x
-        if (x != prev) { acc.close(run); run = 1; prev = x } else run += 1
+        if (x != prev) { if (run <= 255) short += 1 else acc.closeLong(run); run = 1; prev = x } else run += 1
         i += 1
       }
       widths(b) = 32 - Integer.numberOfLeadingZeros(or & 0xffff)
       b += 1
     }
+    acc.addShort(short)
     acc.close(run)
   }
 
   private def scan32(a: Array[Byte], base: Int, n: Int, widths: Array[Int], acc: RunAccumulator): Unit = {
     var prev = LE.getInt(a, base)
     var run = 0L
+    var short = 0L
     var i = 0
     var b = 0
     while (i < n) {
@@ -139,18 +147,20 @@ object FixedWidthStatistics {
       while (i < end) {
         val x = LE.getInt(a, base + 4 * i)
         or |= x
-        if (x != prev) { acc.close(run); run = 1; prev = x } else run += 1
+        if (x != prev) { if (run <= 255) short += 1 else acc.closeLong(run); run = 1; prev = x } else run += 1
         i += 1
       }
       widths(b) = 32 - Integer.numberOfLeadingZeros(or)
       b += 1
     }
+    acc.addShort(short)
     acc.close(run)
   }
 
   private def scan64(a: Array[Byte], base: Int, n: Int, widths: Array[Int], acc: RunAccumulator): Unit = {
     var prev = LE.getLong(a, base)
     var run = 0L
+    var short = 0L
     var i = 0
     var b = 0
     while (i < n) {
@@ -159,12 +169,13 @@ object FixedWidthStatistics {
       while (i < end) {
         val x = LE.getLong(a, base + 8 * i)
         or |= x
-        if (x != prev) { acc.close(run); run = 1; prev = x } else run += 1
+        if (x != prev) { if (run <= 255) short += 1 else acc.closeLong(run); run = 1; prev = x } else run += 1
         i += 1
       }
       widths(b) = 64 - java.lang.Long.numberOfLeadingZeros(or)
       b += 1
     }
+    acc.addShort(short)
     acc.close(run)
   }
 
