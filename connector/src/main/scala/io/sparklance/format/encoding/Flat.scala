@@ -56,12 +56,14 @@ object Flat {
       val log = logValuesPerChunk(bytesPerWord, valuesPerWord)
       val perChunk = 1 << log
       val chunkBytes = bytesPerWord * (perChunk / valuesPerWord)
-      val data = bytesOf(f)
+      // Chunks are read by their sizes, so the values' array may run past them: no copy.
+      val data = if (f.offset == 0) f.data else bytesOf(f)
+      val length = Math.toIntExact(f.dataSize)
       val full = f.count / perChunk
       val chunks = IndexedSeq.newBuilder[MiniBlockChunk]
       var k = 0
       while (k < full) { chunks += MiniBlockChunk(IndexedSeq(chunkBytes), log); k += 1 }
-      if (full.toLong * perChunk < f.count) chunks += MiniBlockChunk(IndexedSeq(data.length - full * chunkBytes), 0)
+      if (full.toLong * perChunk < f.count) chunks += MiniBlockChunk(IndexedSeq(length - full * chunkBytes), 0)
       new MiniBlockCompressed(IndexedSeq(data), chunks.result(), f.count)
     }
 

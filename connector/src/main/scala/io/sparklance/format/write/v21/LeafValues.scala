@@ -88,7 +88,7 @@ private[write] object LeafValues {
   }
 
   final class Fixed(width: Int) extends LeafValues {
-    private val data = new ByteArrayBuilder()
+    private var data = new ByteArrayBuilder()
     private var n = 0
     def count: Int = n
     def bytes: Long = data.length
@@ -100,7 +100,14 @@ private[write] object LeafValues {
     }
     def appendNull(): Unit = { data.appendZeros(width); n += 1 }
     def appendBytes(value: Array[Byte]): Unit = { data.append(value, 0, width); n += 1 }
-    def take(): DecodedValues = { val v = new FixedWidthValues(width * 8, data.toArray, n); data.clear(); n = 0; v }
+    // The page takes the array as it is (compressors read `n` values of it); the next page gets
+    // a fresh one of the same size, so neither copies nor regrows.
+    def take(): DecodedValues = {
+      val v = new FixedWidthValues(width * 8, data.array, n)
+      data = new ByteArrayBuilder(data.array.length)
+      n = 0
+      v
+    }
   }
 
   final class Booleans extends LeafValues {
