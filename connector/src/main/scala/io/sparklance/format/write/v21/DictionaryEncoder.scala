@@ -110,7 +110,9 @@ private[write] object DictionaryEncoder {
       while (p + 8 <= e) { h = (h ^ LittleEndian.getLong(bytes, p)) * 0xff51afd7ed558ccdL; h ^= h >>> 29; p += 8 }
       while (p < e) { h = (h ^ bytes(p)) * 0xc4ceb9fe1a85ec53L; p += 1 }
       h ^= (e - start(i)).toLong
-      (h ^ (h >>> 32)).toInt
+      // Mix the high bits down: the table is indexed by the low ones (murmur3's fmix64).
+      h ^= h >>> 33; h *= 0xff51afd7ed558ccdL; h ^= h >>> 33; h *= 0xc4ceb9fe1a85ec53L; h ^= h >>> 33
+      h.toInt
     }
 
     private def same(i: Int, j: Int): Boolean = {
