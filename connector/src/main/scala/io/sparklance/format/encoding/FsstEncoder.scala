@@ -255,7 +255,9 @@ object FsstEncoder {
       val worst = 2L * data.dataLength + 8
       if (worst > GeneralCompression.MaxArrayBytes)
         throw Errors.unsupported(s"FSST compression of ${data.dataLength} bytes of values in one page (at most 1 GiB)", "FSST writer")
-      val out = new Array[Byte](worst.toInt)
+      // Compressed data is usually smaller than its input; room for that, grown in the rare case
+      // a value needs more (at most two bytes out per byte in), instead of zeroing twice the input.
+      var out = new Array[Byte](math.min(worst, data.dataLength.toLong + (data.dataLength >> 3) + 1024).toInt)
       val offsets = new Array[Int](count + 1)
       // Up to here a whole word can be read, past the value's end when it is short.
       val wordLimit = in.length - 8
@@ -265,10 +267,21 @@ object FsstEncoder {
       while (v < count) {
         var p = data.offsets(v)
         val end = data.offsets(v + 1)
+        if (o + 2L * (end - p) + 8 > out.length) out = java.util.Arrays.copyOf(out, math.min(worst, math.max(out.length * 2L, o + 2L * (end - p) + 8)).toInt)
         // A word of the next 8 bytes; past the value's end it is filled with the terminator,
         // which no multi-byte symbol contains (see `SymbolTable`), so no match reaches past the end.
+        // Whole words first (no masking), then the value's last bytes.
+        while (p + 8 <= end) {
+          val w = LE.getLong(in, p)
+          val s = slot(w)
+          val code = if ((w & slotMask(s)) == slotValue(s)) slotCode(s) else shortCode(w.toInt & 0xffff).toInt
+          out(o) = code.toByte
+          out(o + 1) = w.toByte
+          o += 1 + ((code >>> 8) & 1)
+          p += code >>> 12
+        }
         while (p < end) {
-          val keep = -1L >>> ((8 - math.min(end - p, 8)) << 3)
+          val keep = -1L >>> ((8 - (end - p)) << 3)
           val word = if (p <= wordLimit) LE.getLong(in, p) else load(in, p, end)
           val w = (word & keep) | (fill & ~keep)
           val s = slot(w)
