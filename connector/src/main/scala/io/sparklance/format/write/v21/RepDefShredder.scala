@@ -5,6 +5,7 @@ import org.apache.arrow.vector.complex.{BaseRepeatedValueVector, LargeListVector
 
 import io.sparklance.format.layout.RepDefLayer
 import io.sparklance.format.write.ShortArrayBuilder
+import io.sparklance.util.LittleEndian
 
 // Spec: rust/lance-encoding/src/repdef.rs (RepDefBuilder, serialize) and lance-format-facts
 // §15.3. In 2.1+ files only leaves have columns; every struct and list above a leaf becomes a
@@ -167,19 +168,22 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
           // An item after the first continues this list: its repetition level is the next inner
           // list's (0 for the innermost list); the first item keeps the level its parent started.
           val continued = (scheme.listRep(k) - 1).toShort
-          val large = vec.isInstanceOf[LargeListVector]
-          def start(p: Int): Long = if (large) vec.asInstanceOf[LargeListVector].getOffsetBuffer.getLong(p.toLong * 8)
-            else vec.asInstanceOf[BaseRepeatedValueVector].getOffsetBuffer.getInt(p.toLong * 4).toLong
+          // The range's offsets and validity read out of Arrow's buffers once, in bulk.
+          val offsets = RepDefShredder.offsets(vec, lo, hi)
+          val nulls = RepDefShredder.nulls(vec, lo, hi)
+          val base = lo
+          @inline def start(p: Int): Long = offsets(p - base)
+          @inline def isNull(p: Int): Boolean = nulls != null && nulls(p - base)
           noteNulls(vec, lo, hi, nullL)
           var p = lo
-          while (p < hi) { if (!vec.isNull(p) && start(p + 1) == start(p)) { occurs(emptyL) = true; p = hi }; p += 1 }
+          while (p < hi) { if (!isNull(p) && start(p + 1) == start(p)) { occurs(emptyL) = true; p = hi }; p += 1 }
           val childLo = if (hi > lo) start(lo).toInt else 0
           val childHi = if (hi > lo) start(hi).toInt else 0
           lo = childLo; hi = childHi
           var m = 0L
           i = 0
           while (i < n) {
-            if (d(i) == 0 && !vec.isNull(pos(i))) m += math.max(1L, start(pos(i) + 1) - start(pos(i))) else m += 1
+            if (d(i) == 0 && !isNull(pos(i))) m += math.max(1L, start(pos(i) + 1) - start(pos(i))) else m += 1
             i += 1
           }
           if (m > Int.MaxValue - 16) throw new IllegalStateException("a batch expands to more than 2^31 list items")
@@ -190,7 +194,7 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
           i = 0
           while (i < n) {
             if (d(i) != 0) { pos2(j) = pos(i); rep2(j) = reps(i); d2(j) = d(i); j += 1 }
-            else if (vec.isNull(pos(i))) { rep2(j) = reps(i); d2(j) = nullL; j += 1 }
+            else if (isNull(pos(i))) { rep2(j) = reps(i); d2(j) = nullL; j += 1 }
             else {
               val s = start(pos(i)); val e = start(pos(i) + 1)
               if (s == e) { rep2(j) = reps(i); d2(j) = emptyL; j += 1 }
@@ -250,4 +254,36 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
       }
     }
   }
+}
+
+private[write] object RepDefShredder {
+  /** Offsets `lo..hi` (inclusive) of a list, large list or map vector. */
+  def offsets(vec: ValueVector, lo: Int, hi: Int): Array[Long] = {
+    val n = hi - lo + 1
+    val out = new Array[Long](n)
+    vec match {
+      case l: LargeListVector =>
+        val raw = new Array[Byte](n * 8)
+        l.getOffsetBuffer.getBytes(lo.toLong * 8, raw, 0, raw.length)
+        var i = 0
+        while (i < n) { out(i) = LittleEndian.getLong(raw, 8 * i); i += 1 }
+      case l: BaseRepeatedValueVector =>
+        val raw = new Array[Byte](n * 4)
+        l.getOffsetBuffer.getBytes(lo.toLong * 4, raw, 0, raw.length)
+        var i = 0
+        while (i < n) { out(i) = LittleEndian.getInt(raw, 4 * i).toLong; i += 1 }
+      case other => throw new IllegalStateException(s"not a list vector: ${other.getClass}")
+    }
+    out
+  }
+
+  /** Which of rows `[lo, hi)` of `vec` are null, or null when none can be. */
+  def nulls(vec: ValueVector, lo: Int, hi: Int): Array[Boolean] =
+    if (vec.getNullCount == 0) null
+    else {
+      val out = new Array[Boolean](hi - lo)
+      var i = lo
+      while (i < hi) { out(i - lo) = vec.isNull(i); i += 1 }
+      out
+    }
 }
