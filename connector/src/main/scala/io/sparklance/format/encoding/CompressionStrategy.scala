@@ -143,7 +143,7 @@ final class CompressionStrategy(
       val stats = FixedWidthStatistics.of(f)
       val base = bss(field, stats)
         .orElse(rleMiniBlock(field, stats))
-        .orElse(InlineBitpacking.estimatedBytes(stats.bitsPerValue, stats.blockWidths, stats.dataSize).map(_ => new InlineBitpacking.MiniBlock(stats.bitsPerValue)))
+        .orElse(InlineBitpacking.estimatedBytes(stats.bitsPerValue, stats.blockWidths, stats.dataSize).map(_ => new InlineBitpacking.MiniBlock(stats.bitsPerValue, stats.blockWidths)))
         .getOrElse(Flat.MiniBlock)
       field.general.fold(base)(new General.MiniBlock(base, _))
     }

@@ -141,14 +141,18 @@ object InlineBitpacking {
   /**
    * The mini-block compressor (bitpacking.rs `InlineBitpacking::chunk_data`): each 1024-value
    * block is one chunk of one buffer, its width word then its packed words. Every chunk but the
-   * last holds 1024 values; the last is marked as such even when it is full.
+   * last holds 1024 values; the last is marked as such even when it is full. `blockWidths`, when
+   * given, are the values' per-block bit widths (FixedWidthStatistics.blockWidths).
    */
-  final class MiniBlock(bits: Int) extends MiniBlockCompressor {
+  final class MiniBlock(bits: Int, blockWidths: Array[Int] = null) extends MiniBlockCompressor {
     private val k = FastLanesBitpacking.wordKind(bits)
     def compress(values: DecodedValues): (MiniBlockCompressed, CompressiveEncoding) = values match {
       case f: FixedWidthValues =>
         val typed = words(k, f)
-        val w = widths(k, typed, 0, f.count)
+        // The statistics that chose this encoding already hold each block's width.
+        val w =
+          if (blockWidths != null && blockWidths.length == (f.count + BlockValues - 1) / BlockValues) blockWidths
+          else widths(k, typed, 0, f.count)
         val chunks = w.indices.map(b => MiniBlockChunk(IndexedSeq(blockBytes(k, w(b))), if (b == w.length - 1) 0 else 10))
         (new MiniBlockCompressed(IndexedSeq(encode(k, typed, 0, f.count, w)), chunks, f.count),
           CompressiveEncoding.InlineBitpacking(bits, None))
