@@ -164,8 +164,8 @@ def format_v2_1(uri: str) -> None:
 
 # --------------------------------------------------------------------------------------------
 # The complete file reader's corpus: every file version, Arrow type and page encoding that
-# pylance writes. See docs/src/format/file/encoding.md upstream and
-# /work/shared/reference/pylance-14-on-disk.md section 3 for what each version chooses.
+# pylance writes. See docs/src/format/file/encoding.md upstream; dev/golden/check.py prints
+# what each version chooses.
 # --------------------------------------------------------------------------------------------
 
 TYPES_SEED = 4004

@@ -30,8 +30,8 @@ from registry import golden_table
 
 # --------------------------------------------------------------------------------------------
 # The table-format corpus: what mutations, row ids, bases, clones, branches, tags and indices
-# write. See /work/shared/reference/pylance-14-on-disk.md sections 4-9 and upstream
-# docs/src/format/table/ (index.md, transaction.md, layout.md, branch_tag.md, row_id_lineage.md).
+# write. See upstream docs/src/format/table/ (index.md, transaction.md, layout.md,
+# branch_tag.md, row_id_lineage.md).
 # Each function asserts what pylance wrote where the dataset depends on it (a deletion file's
 # kind, a dropped fragment, the number of versions), so a pylance upgrade that changes the
 # on-disk result fails here instead of silently weakening a test.
