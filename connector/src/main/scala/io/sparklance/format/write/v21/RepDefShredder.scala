@@ -159,8 +159,7 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
     while (k < scheme.nodes.length) {
       scheme.nodes(k) match {
         case PathNode.Struct(child) =>
-          noteNulls(vec, lo, hi, scheme.nodeNull(k))
-          markNulls(vec, pos, d, n, scheme.nodeNull(k))
+          nullsInRange(vec, lo, hi, pos, d, n, scheme.nodeNull(k))
           vec = vec.asInstanceOf[StructVector].getChildByOrdinal(child)
         case PathNode.List =>
           val nullL = scheme.nodeNull(k).toShort
@@ -174,7 +173,7 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
           val base = lo
           @inline def start(p: Int): Long = offsets(p - base)
           @inline def isNull(p: Int): Boolean = nulls != null && nulls(p - base)
-          noteNulls(vec, lo, hi, nullL)
+          if (nulls != null && nulls.contains(true)) occurs(nullL) = true
           var p = lo
           while (p < hi) { if (!isNull(p) && start(p + 1) == start(p)) { occurs(emptyL) = true; p = hi }; p += 1 }
           val childLo = if (hi > lo) start(lo).toInt else 0
@@ -214,8 +213,7 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
       }
       k += 1
     }
-    noteNulls(vec, lo, hi, scheme.leafNull)
-    markNulls(vec, pos, d, n, scheme.leafNull)
+    nullsInRange(vec, lo, hi, pos, d, n, scheme.leafNull)
     emit(vec, pos, reps, d, n)
   }
 
@@ -225,11 +223,19 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
       while (p < hi) { if (vec.isNull(p)) { occurs(level) = true; p = hi }; p += 1 }
     }
 
-  private def markNulls(vec: ValueVector, pos: Array[Int], d: Array[Short], n: Int, level: Int): Unit =
-    if (vec.getNullCount > 0) {
+  /**
+   * Notes whether rows `[lo, hi)` of `vec` hold a null (the layer's nullability in this page) and
+   * gives the entries still defined there that land on a null the level `level`. The range's
+   * validity is read once, in bulk: entries of a defined parent always fall inside it.
+   */
+  private def nullsInRange(vec: ValueVector, lo: Int, hi: Int, pos: Array[Int], d: Array[Short], n: Int, level: Int): Unit = {
+    val nulls = RepDefShredder.nulls(vec, lo, hi)
+    if (nulls != null) {
+      if (!occurs(level) && nulls.contains(true)) occurs(level) = true
       var i = 0
-      while (i < n) { if (d(i) == 0 && vec.isNull(pos(i))) d(i) = level.toShort; i += 1 }
+      while (i < n) { if (d(i) == 0 && nulls(pos(i) - lo)) d(i) = level.toShort; i += 1 }
     }
+  }
 
   private def emit(leaf: ValueVector, pos: Array[Int], reps: Array[Short], d: Array[Short], n: Int): Unit = {
     if (rep != null) rep.appendAll(reps, n)
