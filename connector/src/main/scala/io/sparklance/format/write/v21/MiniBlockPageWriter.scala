@@ -43,7 +43,6 @@ private[write] object MiniBlockPageWriter {
     val levelStart = new Array[Int](chunks.length + 1)
     if (hasLevels) {
       var entry = 0
-      var valuesBefore = 0L
       var c = 0
       while (c < chunks.length) {
         levelStart(c) = entry
@@ -52,7 +51,6 @@ private[write] object MiniBlockPageWriter {
           val want = 1L << chunks(c).logNumValues
           var seen = 0L
           while (seen < want) { if (visible(entry)) seen += 1; entry += 1 }
-          valuesBefore += want
         }
         c += 1
       }
