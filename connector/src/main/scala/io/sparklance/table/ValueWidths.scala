@@ -1,9 +1,8 @@
 package io.sparklance.table
 
-import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 
-import io.sparklance.format.LanceSchema
+import io.sparklance.format.{FixedWidths, LanceSchema}
 
 /**
  * Estimated bytes per value of each field of a schema. The manifest records only whole
@@ -27,18 +26,7 @@ object ValueWidths {
 
   private def width(f: Field): Long = f.getType match {
     case l: ArrowType.FixedSizeList => l.getListSize.toLong * width(f.getChildren.get(0))
-    case i: ArrowType.Int => i.getBitWidth / 8
-    case p: ArrowType.FloatingPoint => p.getPrecision match {
-      case FloatingPointPrecision.HALF => 2
-      case FloatingPointPrecision.SINGLE => 4
-      case _ => 8
-    }
     case _: ArrowType.Bool | _: ArrowType.Null => 1
-    case d: ArrowType.Decimal => d.getBitWidth / 8
-    case b: ArrowType.FixedSizeBinary => b.getByteWidth
-    case d: ArrowType.Date => if (d.getUnit == DateUnit.DAY) 4 else 8
-    case t: ArrowType.Time => t.getBitWidth / 8
-    case _: ArrowType.Timestamp | _: ArrowType.Duration => 8
-    case _ => VariableBytes
+    case t => FixedWidths.bytes(t).fold(VariableBytes)(_.toLong)
   }
 }

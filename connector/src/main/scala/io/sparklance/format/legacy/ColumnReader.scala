@@ -1,9 +1,8 @@
 package io.sparklance.format.legacy
 
-import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision}
 import org.apache.arrow.vector.types.pojo.ArrowType
 
-import io.sparklance.format.{LanceField, LogicalType}
+import io.sparklance.format.{FixedWidths, LanceField, LogicalType}
 import io.sparklance.util.{Bytes, Errors}
 
 // Spec: lance-format/lance rust/lance-file/src/previous/reader.rs (how each Arrow type maps to a
@@ -52,11 +51,11 @@ private[legacy] object ColumnReader {
       case LogicalType.Plain(ArrowType.Bool.INSTANCE) => new BoolColumn(src, pages, field.id, at)
       case LogicalType.Plain(t) if isBinaryLike(t) => new BinaryColumn(src, pages, field.id, emptyIsNull = field.nullable, at)
       case LogicalType.Plain(t) =>
-        val w = byteWidth(t).getOrElse(throw Errors.unsupported(s"field type '$lt' in a legacy (0.1) data file", at))
+        val w = FixedWidths.bytes(t).getOrElse(throw Errors.unsupported(s"field type '$lt' in a legacy (0.1) data file", at))
         new PlainColumn(src, pages, field.id, w, at)
       case LogicalType.FixedSizeList(ArrowType.Bool.INSTANCE, n) => new FixedListColumn(src, pages, field.id, n, 0, at)
       case LogicalType.FixedSizeList(item, n) =>
-        val w = byteWidth(item).getOrElse(throw Errors.unsupported(s"fixed-size list type '$lt' in a legacy (0.1) data file", at))
+        val w = FixedWidths.bytes(item).getOrElse(throw Errors.unsupported(s"fixed-size list type '$lt' in a legacy (0.1) data file", at))
         new FixedListColumn(src, pages, field.id, n, w, at)
     }
   }
@@ -64,22 +63,6 @@ private[legacy] object ColumnReader {
   def isBinaryLike(t: ArrowType): Boolean = t match {
     case _: ArrowType.Utf8 | _: ArrowType.LargeUtf8 | _: ArrowType.Binary | _: ArrowType.LargeBinary => true
     case _ => false
-  }
-
-  /** Bytes per value of a fixed-width Arrow type (booleans are bits, not here). */
-  def byteWidth(t: ArrowType): Option[Int] = t match {
-    case i: ArrowType.Int => Some(i.getBitWidth / 8)
-    case f: ArrowType.FloatingPoint => Some(f.getPrecision match {
-      case FloatingPointPrecision.HALF => 2
-      case FloatingPointPrecision.SINGLE => 4
-      case FloatingPointPrecision.DOUBLE => 8
-    })
-    case d: ArrowType.Decimal => Some(d.getBitWidth / 8)
-    case d: ArrowType.Date => Some(if (d.getUnit == DateUnit.DAY) 4 else 8)
-    case t: ArrowType.Time => Some(t.getBitWidth / 8)
-    case _: ArrowType.Timestamp | _: ArrowType.Duration => Some(8)
-    case b: ArrowType.FixedSizeBinary => Some(b.getByteWidth)
-    case _ => None
   }
 
   /**

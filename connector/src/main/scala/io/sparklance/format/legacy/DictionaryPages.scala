@@ -2,7 +2,7 @@ package io.sparklance.format.legacy
 
 import org.apache.arrow.vector.types.pojo.ArrowType
 
-import io.sparklance.format.{LanceField, LogicalType}
+import io.sparklance.format.{FixedWidths, LanceField, LogicalType}
 import io.sparklance.util.{Bytes, Errors}
 
 // Spec: lance-format/lance protos/file.proto `Field.dictionary`;
@@ -38,7 +38,7 @@ private[legacy] object DictionaryPages {
     }
     val values: DictionaryValues =
       if (ColumnReader.isBinaryLike(valueType)) new BinaryDictionary(src, loc, where)
-      else ColumnReader.byteWidth(valueType) match {
+      else FixedWidths.bytes(valueType) match {
         case Some(w) => new FixedDictionary(src, loc, w, where)
         case None => throw Errors.unsupported(s"dictionary value type in '${field.logicalType}'", where)
       }

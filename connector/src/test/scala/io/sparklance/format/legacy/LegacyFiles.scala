@@ -7,7 +7,7 @@ import java.nio.file.{Files, Path}
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.hadoop.conf.Configuration
 
-import io.sparklance.format.{LanceField, LogicalType}
+import io.sparklance.format.{FixedWidths, LanceField, LogicalType}
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{ScanPlanner, Snapshot}
 import io.sparklance.testutil.{Canonical, Golden}
@@ -84,7 +84,7 @@ object LegacyFiles {
         val lt = f.logicalType
         if (lt.startsWith("dict:")) {
           val key = lt.split(':').reverse(1)
-          at(ColumnReader.byteWidth(LogicalType.parse(key, "test", f.name).asInstanceOf[LogicalType.Plain].arrow).get.toLong)
+          at(FixedWidths.bytes(LogicalType.parse(key, "test", f.name).asInstanceOf[LogicalType.Plain].arrow).get.toLong)
         } else if (f.isStruct) f.children.foreach(c => split(c, batch, r0, k))
         else if (f.isList) {
           at(if (lt.startsWith("large_list")) 8 else 4, k + 1L)
@@ -94,10 +94,10 @@ object LegacyFiles {
           case LogicalType.Plain(org.apache.arrow.vector.types.pojo.ArrowType.Bool.INSTANCE) =>
             entries((f.id, batch)) = (p.position + r0 / 8, k.toLong)
           case LogicalType.Plain(t) if ColumnReader.isBinaryLike(t) => at(8)
-          case LogicalType.Plain(t) => at(ColumnReader.byteWidth(t).get.toLong)
+          case LogicalType.Plain(t) => at(FixedWidths.bytes(t).get.toLong)
           case LogicalType.FixedSizeList(org.apache.arrow.vector.types.pojo.ArrowType.Bool.INSTANCE, n) =>
             entries((f.id, batch)) = (p.position + r0.toLong * n / 8, k.toLong)
-          case LogicalType.FixedSizeList(item, n) => at(n.toLong * ColumnReader.byteWidth(item).get)
+          case LogicalType.FixedSizeList(item, n) => at(n.toLong * FixedWidths.bytes(item).get)
         }
       }
       bounds.indices.dropRight(1).foreach { b =>

@@ -3,10 +3,9 @@ package io.sparklance.format.write.v20
 import scala.jdk.CollectionConverters._
 
 import org.apache.arrow.vector.ValueVector
-import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 
-import io.sparklance.format.{EncodingAny, LanceField, LogicalType}
+import io.sparklance.format.{EncodingAny, FixedWidths, LanceField, LogicalType}
 import io.sparklance.format.proto.ArrayEncodingCodec
 import io.sparklance.format.write.{EncodedPage, FieldEncoder, FileWriterOptions, OutOfLine}
 import io.sparklance.format.write.v20.ArrayEncodingStrategy.DictionaryMode
@@ -118,20 +117,7 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
   }
 
   /** Bits per value of the fixed-width types stored as `flat` (DataType::byte_width * 8). */
-  private def bitWidth(t: ArrowType): Option[Int] = t match {
-    case i: ArrowType.Int => Some(i.getBitWidth)
-    case f: ArrowType.FloatingPoint => Some(f.getPrecision match {
-      case FloatingPointPrecision.HALF => 16
-      case FloatingPointPrecision.SINGLE => 32
-      case FloatingPointPrecision.DOUBLE => 64
-    })
-    case d: ArrowType.Date => Some(if (d.getUnit == DateUnit.DAY) 32 else 64)
-    case t: ArrowType.Time => Some(t.getBitWidth)
-    case _: ArrowType.Timestamp | _: ArrowType.Duration => Some(64)
-    case d: ArrowType.Decimal => Some(d.getBitWidth)
-    case f: ArrowType.FixedSizeBinary => Some(f.getByteWidth * 8)
-    case _ => None
-  }
+  private def bitWidth(t: ArrowType): Option[Int] = FixedWidths.bytes(t).map(_ * 8)
 
   private val root: ColumnNode = build(top, arrow, top.name)
 

@@ -1,12 +1,12 @@
 package io.sparklance.format.write.v21
 
-import org.apache.arrow.vector._
-import org.apache.arrow.vector.complex.{FixedSizeListVector, StructVector}
-import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision}
-import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
-
 import scala.jdk.CollectionConverters._
 
+import org.apache.arrow.vector._
+import org.apache.arrow.vector.complex.{FixedSizeListVector, StructVector}
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
+
+import io.sparklance.format.FixedWidths
 import io.sparklance.format.encoding._
 import io.sparklance.format.write.{BitArrayBuilder, ByteArrayBuilder, OutOfLine}
 import io.sparklance.util.Errors
@@ -38,11 +38,11 @@ private[write] object LeafValues {
     case _: ArrowType.Utf8 | _: ArrowType.Binary => new Variable(large = false)
     case _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary => new Variable(large = true)
     case l: ArrowType.FixedSizeList =>
-      FixedWidth.bytes(a.getChildren.get(0).getType) match {
+      FixedWidths.bytes(a.getChildren.get(0).getType) match {
         case Some(w) => new FixedSizeLists(l.getListSize, w)
         case None => throw Errors.unsupported(s"writing fixed-size lists of ${a.getChildren.get(0).getType} (field '$field')", "the file writer")
       }
-    case t => FixedWidth.bytes(t) match {
+    case t => FixedWidths.bytes(t) match {
       case Some(w) => new Fixed(w)
       case None => throw Errors.unsupported(s"writing Arrow type $t (field '$field')", "the file writer")
     }
@@ -61,30 +61,12 @@ private[write] object LeafValues {
             s"a packed struct member of type ${c.getType} (field '$field.${c.getName}') in file format 2.1; " +
               "packed structs with string or binary members need file format 2.2", "the file writer")
           new Variable(large = c.getType.isInstanceOf[ArrowType.LargeUtf8] || c.getType.isInstanceOf[ArrowType.LargeBinary])
-        case t => new Fixed(FixedWidth.bytes(t).getOrElse(throw Errors.unsupported(
+        case t => new Fixed(FixedWidths.bytes(t).getOrElse(throw Errors.unsupported(
           s"a packed struct member of type $t (field '$field.${c.getName}'); packed structs hold fixed-width, string or binary members",
           "the file writer")))
       }
     }
     new PackedStruct(children, field)
-  }
-
-  /** Byte widths of the fixed-width Arrow types (booleans, 1 bit, are not among them). */
-  private object FixedWidth {
-    def bytes(t: ArrowType): Option[Int] = t match {
-      case i: ArrowType.Int => Some(i.getBitWidth / 8)
-      case f: ArrowType.FloatingPoint => Some(f.getPrecision match {
-        case FloatingPointPrecision.HALF => 2
-        case FloatingPointPrecision.SINGLE => 4
-        case FloatingPointPrecision.DOUBLE => 8
-      })
-      case d: ArrowType.Date => Some(if (d.getUnit == DateUnit.DAY) 4 else 8)
-      case t: ArrowType.Time => Some(t.getBitWidth / 8)
-      case _: ArrowType.Timestamp | _: ArrowType.Duration => Some(8)
-      case d: ArrowType.Decimal => Some(d.getBitWidth / 8)
-      case f: ArrowType.FixedSizeBinary => Some(f.getByteWidth)
-      case _ => None
-    }
   }
 
   final class Fixed(width: Int) extends LeafValues {
