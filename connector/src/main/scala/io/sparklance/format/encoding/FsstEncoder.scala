@@ -270,20 +270,15 @@ object FsstEncoder {
         if (o + 2L * (end - p) + 8 > out.length) out = java.util.Arrays.copyOf(out, math.min(worst, math.max(out.length * 2L, o + 2L * (end - p) + 8)).toInt)
         // A word of the next 8 bytes; past the value's end it is filled with the terminator,
         // which no multi-byte symbol contains (see `SymbolTable`), so no match reaches past the end.
-        // Whole words first (no masking), then the value's last bytes.
-        while (p + 8 <= end) {
-          val w = LE.getLong(in, p)
-          val s = slot(w)
-          val code = if ((w & slotMask(s)) == slotValue(s)) slotCode(s) else shortCode(w.toInt & 0xffff).toInt
-          out(o) = code.toByte
-          out(o + 1) = w.toByte
-          o += 1 + ((code >>> 8) & 1)
-          p += code >>> 12
-        }
+        // Only a value's last 7 bytes need that masking.
         while (p < end) {
-          val keep = -1L >>> ((8 - (end - p)) << 3)
-          val word = if (p <= wordLimit) LE.getLong(in, p) else load(in, p, end)
-          val w = (word & keep) | (fill & ~keep)
+          val w =
+            if (p + 8 <= end) LE.getLong(in, p)
+            else {
+              val keep = -1L >>> ((8 - (end - p)) << 3)
+              val word = if (p <= wordLimit) LE.getLong(in, p) else load(in, p, end)
+              (word & keep) | (fill & ~keep)
+            }
           val s = slot(w)
           val code = if ((w & slotMask(s)) == slotValue(s)) slotCode(s) else shortCode(w.toInt & 0xffff).toInt
           out(o) = code.toByte
