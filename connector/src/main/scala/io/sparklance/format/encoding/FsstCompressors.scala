@@ -23,7 +23,7 @@ object FsstCompressors {
 
   /** FSST over the page, each value's codes kept on their own for a full-zip page. */
   def perValue(bitsPerOffset: Int): PerValueCompressor = {
-    offsetBytes(bitsPerOffset)
+    VariableLayout.writerOffsetBytes(bitsPerOffset)
     new PerValueCompressor {
       def compress(values: DecodedValues): (PerValueData, CE) = {
         val fsst = FsstEncoder.compress(variable(values))
@@ -38,10 +38,5 @@ object FsstCompressors {
   private def variable(values: DecodedValues): VariableData = values match {
     case v: VariableData => v
     case other => throw new IllegalArgumentException(s"FSST compresses variable-width values, not ${other.describe}")
-  }
-
-  private def offsetBytes(bits: Int): Int = bits match {
-    case 32 | 64 => bits / 8
-    case _ => throw new IllegalArgumentException(s"offsets must be 32 or 64 bits, not $bits")
   }
 }

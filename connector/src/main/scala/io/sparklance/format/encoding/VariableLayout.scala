@@ -210,7 +210,8 @@ object VariableLayout {
     case _ => throw Errors.corrupt(src.path, src.fileOffset, s"$what offsets are $bits bits wide; expected 32 or 64")
   }
 
-  private def writerOffsetBytes(bits: Int): Int = bits match {
+  /** Bytes of an offset a writer stores, 32 or 64 bits wide; any other width is a writer bug. */
+  def writerOffsetBytes(bits: Int): Int = bits match {
     case 32 => 4
     case 64 => 8
     case _ => throw new IllegalArgumentException(s"offsets must be 32 or 64 bits, not $bits")
