@@ -119,23 +119,23 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
   // A top-level leaf: one entry per row, at most its own null level, values in runs of rows.
   private def shredLeaf(leaf: ValueVector, from: Int, count: Int): Unit = {
     val level = scheme.leafNull
-    noteNulls(leaf, from, from + count, level)
-    if (leaf.getNullCount == 0 || !occurs(level)) {
+    val nulls = RepDefShredder.nulls(leaf, from, from + count)
+    if (nulls == null || !nulls.contains(true)) {
       if (defsMaterialized) defs.appendZeros(count)
       entries += count
       values.appendRun(leaf, from, count)
       return
     }
+    occurs(level) = true
     if (!defsMaterialized) { defs.appendZeros(entries.toInt); defsMaterialized = true }
-    var i = from
-    val end = from + count
-    while (i < end) {
-      if (leaf.isNull(i)) { defs.append(level.toShort); values.appendNull(); i += 1 }
+    var i = 0
+    while (i < count) {
+      if (nulls(i)) { defs.append(level.toShort); values.appendNull(); i += 1 }
       else {
         var j = i + 1
-        while (j < end && !leaf.isNull(j)) j += 1
+        while (j < count && !nulls(j)) j += 1
         defs.appendZeros(j - i)
-        values.appendRun(leaf, i, j - i)
+        values.appendRun(leaf, from + i, j - i)
         i = j
       }
     }
@@ -216,12 +216,6 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
     nullsInRange(vec, lo, hi, pos, d, n, scheme.leafNull)
     emit(vec, pos, reps, d, n)
   }
-
-  private def noteNulls(vec: ValueVector, lo: Int, hi: Int, level: Int): Unit =
-    if (!occurs(level) && vec.getNullCount > 0) {
-      var p = lo
-      while (p < hi) { if (vec.isNull(p)) { occurs(level) = true; p = hi }; p += 1 }
-    }
 
   /**
    * Notes whether rows `[lo, hi)` of `vec` hold a null (the layer's nullability in this page) and
