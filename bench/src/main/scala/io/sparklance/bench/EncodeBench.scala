@@ -11,7 +11,8 @@ import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.apache.hadoop.conf.Configuration
 
 import io.sparklance.format.{LanceField, LanceFileReader, LanceSchema}
-import io.sparklance.format.write.{FileSink, FileWriterOptions, LanceFileWriter}
+import io.sparklance.storage.FileSink
+import io.sparklance.format.write.{FileWriterOptions, LanceFileWriter}
 import io.sparklance.storage.hadoop.HadoopObjectStore
 
 /**

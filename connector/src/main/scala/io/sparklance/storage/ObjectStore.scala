@@ -52,6 +52,46 @@ trait ObjectStore {
       out
     } finally r.close()
   }
+
+  // ---- writes ----------------------------------------------------------------------------
+  // A table version is committed by one atomic create-if-absent of its manifest
+  // ([[putIfAbsent]]); everything else a write produces (data, deletion, index and
+  // transaction files) has a fresh unique name and is streamed with [[create]].
+
+  /**
+   * Refuses, before anything is written, a location whose scheme has no atomic
+   * create-if-absent (LANCE_UNSUPPORTED_FEATURE naming the scheme and the ones that work).
+   */
+  def requireAtomicCreate(path: String): Unit
+
+  /**
+   * Starts a new file at `path` (parent folders created as needed). Its bytes become visible at
+   * `path` only when the sink closes successfully; `abort` leaves nothing behind. Never
+   * replaces an existing file: callers give fresh unique names.
+   */
+  def create(path: String): FileSink
+
+  /**
+   * Writes the small file `bytes` at `path` in one atomic step if nothing is there yet:
+   * [[PutResult.Created]] if this call created it, [[PutResult.AlreadyExists]] if another
+   * writer did (the file is then untouched). Any exception means the outcome is unknown: the
+   * file may or may not have been created by this call, and the caller must find out by
+   * reading it, never by deleting it. Readers never see a partly written file.
+   */
+  def putIfAbsent(path: String, bytes: Array[Byte]): PutResult
+
+  /** Deletes the file at `path`: true if it was there, false if it was already absent. */
+  def delete(path: String): Boolean
+
+  /** Every file below `dir`, at any depth (no directories); empty if `dir` is absent. */
+  def listRecursive(dir: String): Seq[FileEntry]
+}
+
+/** The outcome of [[ObjectStore.putIfAbsent]] when it is known. */
+sealed trait PutResult
+object PutResult {
+  case object Created extends PutResult
+  case object AlreadyExists extends PutResult
 }
 
 /** One file in a listing: its name (last path segment), full path and size. */

@@ -8,25 +8,13 @@ import org.apache.commons.io.FileUtils
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.storage.{FileEntry, ObjectStore, RangeReader}
+import io.sparklance.testutil.CountingStore
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.testutil.Golden
 import io.sparklance.util.{Json, LanceException}
 
 /** Finding a version: the latest-version hint when it is current, listing when it is not. */
 class SnapshotSuite extends AnyFunSuite {
-
-  /** Counts directory listings, to prove which path resolution took. */
-  private final class CountingStore(inner: ObjectStore) extends ObjectStore {
-    var listings = 0
-    def size(path: String): Long = inner.size(path)
-    def exists(path: String): Boolean = inner.exists(path)
-    def isDirectory(path: String): Boolean = inner.isDirectory(path)
-    def entryExists(path: String): Boolean = inner.entryExists(path)
-    def list(dir: String): Seq[FileEntry] = { listings += 1; inner.list(dir) }
-    def listNames(dir: String): Seq[String] = { listings += 1; inner.listNames(dir) }
-    def open(path: String, knownSize: Option[Long]): RangeReader = inner.open(path, knownSize)
-  }
 
   /** A private copy of basic_types (versions 1 to 3, hint {"version":3}). */
   private def copy(): File = {

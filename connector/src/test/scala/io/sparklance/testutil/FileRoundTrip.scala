@@ -10,7 +10,8 @@ import org.apache.arrow.vector.types.pojo.Schema
 import org.apache.hadoop.conf.Configuration
 
 import io.sparklance.format.{LanceFileReader, LanceSchema}
-import io.sparklance.format.write.{FileSink, FileWriterOptions, LanceFileWriter, WrittenFile}
+import io.sparklance.storage.FileSink
+import io.sparklance.format.write.{FileWriterOptions, LanceFileWriter, WrittenFile}
 import io.sparklance.storage.hadoop.HadoopObjectStore
 
 /** Writes Arrow batches with our file writer and reads the file back with our reader. */

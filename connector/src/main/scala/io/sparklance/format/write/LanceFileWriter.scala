@@ -8,6 +8,7 @@ import org.apache.arrow.vector.types.pojo.Schema
 import io.sparklance.format._
 import io.sparklance.format.proto.FileMetadataCodec
 import io.sparklance.util.Errors
+import io.sparklance.storage.FileSink
 
 // Spec: rust/lance-file/src/writer.rs (FileWriter: write_page, write_global_buffers, finish)
 // and lance-format-facts §13.1. A data file is written front to back:

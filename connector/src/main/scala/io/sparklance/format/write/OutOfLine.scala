@@ -1,6 +1,7 @@
 package io.sparklance.format.write
 
 import org.apache.arrow.memory.ArrowBuf
+import io.sparklance.storage.FileSink
 
 // Spec: rust/lance-file/src/writer.rs (OutOfLineBuffers, PAGE_BUFFER_ALIGNMENT). Values stored
 // outside any page (blob bytes) go straight into the file's data region as they arrive, each

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FSDataInputStream, FileSystem, Path, RawLocalFileSystem, UnsupportedFileSystemException}
 
-import io.sparklance.storage.{FileEntry, ObjectStore, RangeReader}
+import io.sparklance.storage.{FileEntry, FileSink, ObjectStore, PutResult, RangeReader}
 import io.sparklance.util.Errors
 
 /**
@@ -120,6 +120,13 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
       case e: IOException => throw Errors.io(path, "opening the file", e)
     }
   }
+
+  // Writes: the per-scheme atomic primitives land with the storage write work (issue #19).
+  override def requireAtomicCreate(path: String): Unit = throw Errors.unsupported("writing", path)
+  override def create(path: String): FileSink = throw Errors.unsupported("writing", path)
+  override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult = throw Errors.unsupported("writing", path)
+  override def delete(path: String): Boolean = throw Errors.unsupported("deleting", path)
+  override def listRecursive(dir: String): Seq[FileEntry] = throw Errors.unsupported("recursive listing", dir)
 
   /**
    * Refuses anything but a regular file before it is opened: opening a named pipe blocks

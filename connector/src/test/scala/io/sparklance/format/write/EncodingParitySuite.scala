@@ -14,6 +14,7 @@ import io.sparklance.format.{LanceFileReader, LanceSchema}
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{FileLocations, Snapshot}
 import io.sparklance.testutil.{ArrowData, FileRoundTrip, Golden, PylanceFiles}
+import io.sparklance.storage.FileSink
 
 /**
  * The data of pylance's golden files, rewritten by our writer in the same file version: pylance

@@ -13,6 +13,7 @@ import io.sparklance.format.{FileVersion, LanceSchema}
 import io.sparklance.testutil.{ArrowData, FileRoundTrip}
 import io.sparklance.testutil.ArrowData.{field, required}
 import io.sparklance.util.{InvalidArgumentException, UnsupportedFeatureException}
+import io.sparklance.storage.FileSink
 
 /** What the file writer refuses, and that it says what and why before writing anything wrong. */
 class FileWriterInputSuite extends AnyFunSuite {

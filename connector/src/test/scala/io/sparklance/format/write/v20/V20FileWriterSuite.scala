@@ -16,7 +16,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format.{FileVersion, LanceFileReader, LanceSchema}
 import io.sparklance.format.proto.ArrayEncodingCodec
-import io.sparklance.format.write.{FileSink, FileWriterOptions, LanceFileWriter}
+import io.sparklance.storage.FileSink
+import io.sparklance.format.write.{FileWriterOptions, LanceFileWriter}
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.testutil.{ArrowData, FileRoundTrip, Golden, PylanceFiles, RandomValues, WriterFields}
 import io.sparklance.testutil.ArrowData.{field, required}
