@@ -49,7 +49,7 @@ object CommitFixtures {
     } finally { batch.close(); allocator.close() }
   }
 
-  final case class PylanceRead(version: Long, rows: Seq[(Long, String)], operations: Seq[String])
+  final case class PylanceRead(version: Long, rows: Seq[(Long, String)], rowIds: Seq[(Long, Long)], operations: Seq[String])
 
   private def python(args: String*): Map[String, Any] = {
     val venv = sys.env.getOrElse("SPARK_LANCE_VENV", throw new IllegalStateException("SPARK_LANCE_VENV is not set (sbt sets it)"))
@@ -71,7 +71,21 @@ object CommitFixtures {
   def pylanceRead(uri: String, version: Option[Long] = None): PylanceRead = {
     val a = python(Seq("read", uri) ++ version.map(_.toString): _*)
     val rows = a("rows").asInstanceOf[Seq[Any]].map { case Seq(id, s) => (long(id), s.asInstanceOf[String]) }
-    PylanceRead(long(a("version")), rows, a("operations").asInstanceOf[Seq[Any]].map(_.toString))
+    val rowIds = a("rowids").asInstanceOf[Seq[Any]].map { case Seq(id, r) => (long(id), long(r)) }
+    PylanceRead(long(a("version")), rows, rowIds, a("operations").asInstanceOf[Seq[Any]].map(_.toString))
+  }
+
+  /** The ids pylance reads at each of `versions`, sorted. */
+  def pylanceIds(uri: String, versions: Seq[Long]): Map[Long, Seq[Long]] =
+    python(Seq("ids", uri) ++ versions.map(_.toString): _*)("reads").asInstanceOf[Seq[Any]].map { r =>
+      val m = r.asInstanceOf[Map[String, Any]]
+      long(m("version")) -> m("ids").asInstanceOf[Seq[Any]].map(long)
+    }.toMap
+
+  /** pylance's latest version of the table at `uri` and its row count. */
+  def pylanceCount(uri: String): (Long, Long) = {
+    val a = python("count", uri)
+    (long(a("version")), long(a("rows")))
   }
 
   /** pylance appends rows `ids`; returns the new version. */

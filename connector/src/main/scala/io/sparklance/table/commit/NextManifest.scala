@@ -65,7 +65,7 @@ object NextManifest {
 
   private def emptyTable(ctx: Context): Manifest = {
     val t = ctx.newTable.getOrElse(throw new IllegalStateException("creating a table needs its NewTable"))
-    Manifest(0L, t.schema, IndexedSeq.empty, 0L, 0L, None, None, None, 0L, t.config, Map.empty, IndexedSeq.empty, None, None,
+    Manifest(0L, t.schema, IndexedSeq.empty, 0L, 0L, None, None, None, 0L, Map.empty, Map.empty, IndexedSeq.empty, None, None,
       None, None, None, ManifestMessage.Empty)
   }
 
