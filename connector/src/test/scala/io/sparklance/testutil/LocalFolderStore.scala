@@ -16,7 +16,7 @@ import io.sparklance.storage.hadoop.HadoopObjectStore
  * (a temporary file in the same folder, then a hard link onto the final name for
  * create-if-absent), for the commit tests until HadoopObjectStore's writes land.
  */
-final class LocalFolderStore extends ObjectStore {
+class LocalFolderStore extends ObjectStore {
   private val reads = new HadoopObjectStore(new Configuration())
   private def file(path: String): File = new File(path.stripPrefix("file:"))
 

@@ -5,7 +5,7 @@ import java.time.Instant
 import io.sparklance.format.FileVersion
 import io.sparklance.table.{FeatureFlags, Fragment, Manifest, RowIdSource, WriterVersion}
 import io.sparklance.table.commit.Operation.{Append, Overwrite}
-import io.sparklance.table.proto.{ManifestMessage, RowIdCodec}
+import io.sparklance.table.proto.{ManifestCodec, ManifestMessage, RowIdCodec}
 import io.sparklance.util.Errors
 
 // Spec: lance-format/lance rust/lance/src/dataset/transaction.rs (Transaction::build_manifest,
@@ -128,6 +128,8 @@ object NextManifest {
       FeatureFlags.TableConfig | FeatureFlags.BasePaths | FeatureFlags.DisableTransactionFile
     val unknown = (b.writerFeatureFlags | b.readerFeatureFlags) & ~known
     if (unknown != 0) throw Errors.unknownWriterFlags(s"version ${b.version}", b.writerFeatureFlags | b.readerFeatureFlags, unknown)
+    if (ManifestCodec.hasManifestDictionaries(b))
+      throw Errors.unsupported("committing on a legacy (0.1) table with dictionary-encoded columns", s"version ${b.version}")
     if (b.writerVersion.isEmpty && b.fragments.nonEmpty)
       throw Errors.unsupported("committing on a table last written by a Lance release before 0.8 (its manifest names no writer); " +
         "write to it once with pylance first", s"version ${b.version}")

@@ -215,8 +215,8 @@ object ManifestCodec {
       case Some((format, version)) => b.setDataFormat(raw.getDataFormat.toBuilder.setFileFormat(format).setVersion(version))
       case None => b.clearDataFormat()
     }
-    b.clearConfig().putAllConfig(m.config.asJava)
-    b.clearTableMetadata().putAllTableMetadata(m.tableMetadata.asJava)
+    if (raw.getConfigMap.asScala != m.config) b.clearConfig().putAllConfig(m.config.asJava)
+    if (raw.getTableMetadataMap.asScala != m.tableMetadata) b.clearTableMetadata().putAllTableMetadata(m.tableMetadata.asJava)
     val rawBases = raw.getBasePathsList.asScala.map(p => p.getId -> p).toMap
     b.clearBasePaths()
     m.basePaths.foreach { p =>
@@ -241,6 +241,14 @@ object ManifestCodec {
    */
   def encodeIndexSection(m: Manifest): Option[Array[Byte]] =
     if (m.indices.isEmpty) None else m.message.indexSection.filter(_.getIndicesCount > 0).map(_.toByteArray)
+
+  /**
+   * True if a field of `m` keeps its dictionary in the manifest file itself (legacy 0.1 tables:
+   * Field.dictionary points at bytes before the manifest message, which Rust rewrites with
+   * every manifest, rust/lance-table/src/io/manifest.rs write_manifest); this writer does not.
+   */
+  def hasManifestDictionaries(m: Manifest): Boolean =
+    m.message.manifest.getFieldsList.asScala.exists(f => f.hasDictionary && f.getDictionary.getLength > 0)
 
   /** The position of the inline transaction as pylance 14 records it (field 23), if set. */
   private[proto] def transactionField23(m: Manifest): Option[Long] =

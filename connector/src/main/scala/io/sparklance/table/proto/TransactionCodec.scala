@@ -123,7 +123,8 @@ object TransactionCodec {
     val raw = t.message.map(_.transaction)
     val b = raw.fold(Pb.newBuilder())(_.toBuilder)
     b.setReadVersion(t.readVersion).setUuid(t.uuid).setTag(t.tag)
-    b.clearTransactionProperties().putAllTransactionProperties(t.properties.asJava)
+    // Rewritten only when changed, so that a rebuilt message keeps its entries' order.
+    if (b.getTransactionPropertiesMap.asScala != t.properties) b.clearTransactionProperties().putAllTransactionProperties(t.properties.asJava)
     def positional(fs: IndexedSeq[io.sparklance.table.Fragment], rawFs: Seq[TableProtos.DataFragment]) =
       fs.zipWithIndex.map { case (f, i) => ManifestCodec.encodeFragment(f, rawFs.lift(i)) }.asJava
     t.operation match {
@@ -142,10 +143,11 @@ object TransactionCodec {
           ob.addSchema(rawFields.get(f.id).filter(r => FileMetadataCodec.flatField(r) == f).getOrElse(built))
         }
         // Rust never fills the Overwrite's schema_metadata (3); the schema's metadata travels here only when set.
-        val rawMeta = ob.getSchemaMetadataMap.asScala
-        ob.clearSchemaMetadata()
-        schema.metadata.foreach { case (k, v) => ob.putSchemaMetadata(k, rawMeta.get(k).filter(_.toStringUtf8 == v).getOrElse(ByteString.copyFromUtf8(v))) }
-        ob.clearConfigUpsertValues().putAllConfigUpsertValues(config.asJava)
+        if (ob.getSchemaMetadataMap.asScala.map { case (k, v) => k -> v.toStringUtf8 } != schema.metadata) {
+          ob.clearSchemaMetadata()
+          schema.metadata.foreach { case (k, v) => ob.putSchemaMetadata(k, ByteString.copyFromUtf8(v)) }
+        }
+        if (ob.getConfigUpsertValuesMap.asScala != config) ob.clearConfigUpsertValues().putAllConfigUpsertValues(config.asJava)
         b.setOverwrite(ob)
       case other =>
         if (raw.isEmpty) throw new IllegalStateException(s"writing a ${other.name} transaction is not supported yet")

@@ -31,7 +31,7 @@ class NextManifestSuite extends AnyFunSuite {
 
   test("creating a table: version 1, ids from 0, format from the files, our writer, no flags") {
     val m = create(stable = false, frag(10), frag(5))
-    assert(m.version == 1 && m.fragments.map(_.id) == Seq(0, 1) && m.maxFragmentId.contains(1))
+    assert(m.version == 1 && m.fragments.map(_.id) == Seq(0, 1) && m.maxFragmentId.contains(1L))
     assert(m.dataFormat.contains(("lance", "2.2")) && m.schema == schema)
     assert(m.readerFeatureFlags == 0 && m.writerFeatureFlags == 0 && m.config.isEmpty && m.indices.isEmpty)
     assert(m.writerVersion.map(_.library).contains("spark-lance") && m.timestamp.contains(t0) && m.transactionFile.contains("t.txn"))
@@ -44,13 +44,13 @@ class NextManifestSuite extends AnyFunSuite {
   test("an append numbers its fragments after the highest id ever used and keeps the rest") {
     val base = create(stable = false, frag(10), frag(5))
     val next = roundTrip(NextManifest(Some(base), Transaction(1, "u1", Append(IndexedSeq(frag(3, "a.lance"), frag(4, "b.lance")))), ctx()))
-    assert(next.version == 2 && next.fragments.map(_.id) == Seq(0, 1, 2, 3) && next.maxFragmentId.contains(3))
+    assert(next.version == 2 && next.fragments.map(_.id) == Seq(0, 1, 2, 3) && next.maxFragmentId.contains(3L))
     assert(next.fragments.take(2) == base.fragments && next.fragments.map(_.files.head.path).drop(2) == Seq("a.lance", "b.lance"))
     // After an overwrite fragment ids restart at 0 but the high-water mark stays.
     val over = roundTrip(NextManifest(Some(next), Transaction(2, "u2", Overwrite(IndexedSeq(frag(1)), schema)), ctx()))
-    assert(over.fragments.map(_.id) == Seq(0) && over.maxFragmentId.contains(3))
+    assert(over.fragments.map(_.id) == Seq(0) && over.maxFragmentId.contains(3L))
     val after = roundTrip(NextManifest(Some(over), Transaction(3, "u3", Append(IndexedSeq(frag(1)))), ctx()))
-    assert(after.fragments.map(_.id) == Seq(0, 4) && after.maxFragmentId.contains(4))
+    assert(after.fragments.map(_.id) == Seq(0, 4) && after.maxFragmentId.contains(4L))
   }
 
   test("stable row ids: ranges from next_row_id, created/updated versions, flags, as pylance writes them") {

@@ -97,9 +97,9 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
     val c = new TableCommitter(store, root)
     c.commit(CommitRequest(Some(1), Overwrite(IndexedSeq(fragment(store, root, Seq(7L))), schema)))
     val e = intercept[CommitConflictException](append(root, 1, Seq(9L)))
-    assert(e.errorClass == "LANCE_COMMIT_CONFLICT" && !e.retryable && e.otherVersion.contains(2))
+    assert(e.errorClass == "LANCE_COMMIT_CONFLICT" && !e.retryable && e.otherVersion.contains(2L))
     val o = intercept[CommitConflictException](c.commit(CommitRequest(Some(1), Overwrite(IndexedSeq(fragment(store, root, Seq(8L))), schema))))
-    assert(o.retryable && o.otherVersion.contains(2))
+    assert(o.retryable && o.otherVersion.contains(2L))
     assert(pylanceRead(root).rows == expected(Seq(7L)))
   }
 
