@@ -157,6 +157,56 @@ object Errors {
       s"$where: $what $location, which is outside the table and the allowed prefixes " +
         s"${allowed.mkString(", ")} (read option 'allowedBasePaths'). Add its prefix to the option if you trust it.")
 
+  // ---- commits ------------------------------------------------------------------------
+
+  /**
+   * Our commit (`mine`, read at version `readVersion`) lost to the transaction `theirs`
+   * committed as version `otherVersion` (`otherUuid`); `why` is the rule that decided.
+   */
+  def commitConflict(table: String, mine: String, readVersion: Long, theirs: String, otherVersion: Long, otherUuid: String,
+      why: String, retryable: Boolean): CommitConflictException =
+    new CommitConflictException(
+      s"$table: this $mine (read at version $readVersion) conflicts with the $theirs committed as version $otherVersion " +
+        s"(transaction $otherUuid): $why. Nothing was committed. " +
+        (if (retryable) "Run the write again: it will read the new version."
+         else "The two changes cannot both apply; check what the other writer did before writing again."),
+      retryable, Some(otherVersion))
+
+  /** Every attempt found the next version taken by another writer. */
+  def commitRetriesExhausted(table: String, attempts: Int, lastVersion: Long): CommitConflictException =
+    new CommitConflictException(
+      s"$table: the commit was retried $attempts times and each time another writer took the next version " +
+        s"(latest seen: $lastVersion). Nothing was committed. Run the write again, or raise the commit retries.",
+      retryable = true, Some(lastVersion))
+
+  /** Creating a table whose schema differs from the one another writer created meanwhile. */
+  def createdConcurrently(table: String, ours: String, theirs: String): CommitConflictException =
+    new CommitConflictException(
+      s"$table: another writer created the table while this write was running, with schema $theirs; this write has " +
+        s"schema $ours. Nothing was committed. Write again: the table now exists and the schemas must match.",
+      retryable = false, None)
+
+  def tableAlreadyExists(table: String, version: Long): LanceException =
+    new LanceException("LANCE_TABLE_ALREADY_EXISTS",
+      s"$table already exists (latest version $version). Append to it, overwrite it, or choose another path.")
+
+  /**
+   * The manifest of `version` may or may not have been written by this commit (`uuid`): its
+   * write failed ambiguously and reading it back failed too.
+   */
+  def commitStateUnknown(table: String, version: Long, uuid: String, cause: Throwable): CommitStateUnknownException =
+    new CommitStateUnknownException(
+      s"$table: writing version $version failed in a way that leaves open whether it was committed, and reading it back " +
+        s"failed as well (${cause.getMessage}). Nothing was deleted. Check whether version $version exists and names " +
+        s"transaction $uuid (pylance: lance.dataset(uri).versions()); if it does the write is committed, if not write again.",
+      cause)
+
+  /** The table carries writer feature flags this writer does not know: a newer Lance wrote it. */
+  def unknownWriterFlags(manifest: String, flags: Long, unknown: Long): UnsupportedFeatureException =
+    new UnsupportedFeatureException("LANCE_UNSUPPORTED_FEATURE",
+      s"$manifest: writer feature flags 0x${flags.toHexString} contain bits 0x${unknown.toHexString} that this writer " +
+        "does not know. A newer Lance wrote this table; write to it with pylance or a newer spark-lance.")
+
   // ---- I/O -----------------------------------------------------------------------------
 
   def io(path: String, action: String, cause: Throwable): LanceException =
