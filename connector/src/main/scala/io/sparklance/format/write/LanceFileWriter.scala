@@ -112,8 +112,8 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
     WrittenFile(rows, size, options.version, leafIds, leafIds.indices)
   }
 
-  /** Closes the sink after a failure; the partial file must not be used. */
-  def abort(): Unit = if (!finished) { finished = true; try sink.close() catch { case _: Exception => () } }
+  /** Gives the file up after a failure: the sink is aborted, so no partial file becomes visible. */
+  def abort(): Unit = if (!finished) { finished = true; sink.abort() }
 
   // The file stores the schema of the fields it holds, flat, as the manifest does.
   private def flatFields: IndexedSeq[FlatField] = {

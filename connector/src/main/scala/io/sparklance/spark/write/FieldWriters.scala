@@ -8,7 +8,9 @@ import org.apache.arrow.vector.complex.{FixedSizeListVector, LargeListVector, Li
 import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision, TimeUnit}
 import org.apache.arrow.vector.types.pojo.ArrowType
 import org.apache.arrow.vector.util.DecimalUtility
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{SpecializedGetters, UnsafeArrayData, UnsafeRow}
+import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.Platform
 
@@ -212,41 +214,66 @@ private final class DoubleWriter(val vector: Float8Vector, c: WriteContext, col:
   protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = { vector.setSafe(i, in.getDouble(o)); addBytes(8) }
 }
 
-/** utf8 and large_utf8 from Spark strings, copied straight from the string's bytes when they are on the heap. */
+/**
+ * A variable-width value copied from Spark's bytes: straight out of an on-heap UnsafeRow or
+ * UnsafeArrayData (UnsafeValues), else through the getter (`putFrom`).
+ */
+private abstract class BytesWriter(c: WriteContext, col: String, lt: String, nullable: Boolean) extends FieldWriter(c, col, lt, nullable) {
+  /** Stores bytes `[start, start + n)` of `bytes` as value `i`. */
+  protected def put(bytes: Array[Byte], start: Int, n: Int, i: Int): Unit
+  /** Stores value `o` of `g` as value `i`, through the getter. */
+  protected def putFrom(g: SpecializedGetters, o: Int, i: Int): Unit
+
+  protected final def setValue(g: SpecializedGetters, o: Int, i: Int): Unit = {
+    val base = UnsafeValues.heapBase(g)
+    if (base == null) putFrom(g, o, i)
+    else {
+      val offsetAndSize = g.getLong(o)
+      put(base, UnsafeValues.start(g, offsetAndSize), UnsafeValues.size(offsetAndSize), i)
+    }
+  }
+}
+
+/** utf8 and large_utf8 from Spark strings. */
 private final class StringWriter(val vector: VariableWidthFieldVector, offsetBytes: Int, c: WriteContext, col: String, lt: String, nullable: Boolean)
-    extends FieldWriter(c, col, lt, nullable) {
+    extends BytesWriter(c, col, lt, nullable) {
   private var scratch = new Array[Byte](64)
-  protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
-    val s = in.getUTF8String(o)
+  protected def put(bytes: Array[Byte], start: Int, n: Int, i: Int): Unit = {
+    vector.setSafe(i, bytes, start, n)
+    addBytes(n.toLong + offsetBytes)
+  }
+  protected def putFrom(g: SpecializedGetters, o: Int, i: Int): Unit = {
+    val s = g.getUTF8String(o)
     val n = s.numBytes
     s.getBaseObject match {
-      case bytes: Array[Byte] => vector.setSafe(i, bytes, (s.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, n)
+      case bytes: Array[Byte] => put(bytes, (s.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, n, i)
       case _ => // off-heap: through a buffer kept across values
         if (scratch.length < n) scratch = new Array[Byte](math.max(n, scratch.length * 2))
         s.writeToMemory(scratch, Platform.BYTE_ARRAY_OFFSET)
-        vector.setSafe(i, scratch, 0, n)
+        put(scratch, 0, n, i)
     }
-    addBytes(n.toLong + offsetBytes)
   }
 }
 
+/** binary and large_binary (blob columns too) from Spark binaries. */
 private final class BinaryWriter(val vector: VariableWidthFieldVector, offsetBytes: Int, c: WriteContext, col: String, lt: String, nullable: Boolean)
-    extends FieldWriter(c, col, lt, nullable) {
-  protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
-    val b = in.getBinary(o)
-    vector.setSafe(i, b, 0, b.length)
-    addBytes(b.length.toLong + offsetBytes)
+    extends BytesWriter(c, col, lt, nullable) {
+  protected def put(bytes: Array[Byte], start: Int, n: Int, i: Int): Unit = {
+    vector.setSafe(i, bytes, start, n)
+    addBytes(n.toLong + offsetBytes)
   }
+  protected def putFrom(g: SpecializedGetters, o: Int, i: Int): Unit = { val b = g.getBinary(o); put(b, 0, b.length, i) }
 }
 
 private final class FixedBinaryWriter(val vector: FixedSizeBinaryVector, width: Int, c: WriteContext, col: String, lt: String, nullable: Boolean)
-    extends FieldWriter(c, col, lt, nullable) {
-  protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
-    val b = in.getBinary(o)
-    if (b.length != width) throw outOfRange(s"a binary of ${b.length} bytes", s"binaries of exactly $width bytes")
-    vector.setSafe(i, b)
+    extends BytesWriter(c, col, lt, nullable) {
+  protected def put(bytes: Array[Byte], start: Int, n: Int, i: Int): Unit = {
+    if (n != width) throw outOfRange(s"a binary of $n bytes", s"binaries of exactly $width bytes")
+    vector.setIndexDefined(i)
+    vector.getDataBuffer.setBytes(i.toLong * width, bytes, start, width)
     addBytes(width)
   }
+  protected def putFrom(g: SpecializedGetters, o: Int, i: Int): Unit = { val b = g.getBinary(o); put(b, 0, b.length, i) }
 }
 
 /**
@@ -353,8 +380,9 @@ private final class NullWriter(val vector: FieldVector, c: WriteContext, col: St
 
 private final class ListWriter(val vector: ListVector, element: FieldWriter, c: WriteContext, col: String, lt: String, nullable: Boolean)
     extends FieldWriter(c, col, lt, nullable) {
+  private val view = new UnsafeArrayData
   protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
-    val a = in.getArray(o)
+    val a = UnsafeValues.array(in, o, view)
     val n = a.numElements
     vector.startNewValue(i)
     var j = 0
@@ -368,8 +396,9 @@ private final class ListWriter(val vector: ListVector, element: FieldWriter, c: 
 
 private final class LargeListWriter(val vector: LargeListVector, element: FieldWriter, c: WriteContext, col: String, lt: String, nullable: Boolean)
     extends FieldWriter(c, col, lt, nullable) {
+  private val view = new UnsafeArrayData
   protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
-    val a = in.getArray(o)
+    val a = UnsafeValues.array(in, o, view)
     val n = a.numElements
     vector.startNewValue(i.toLong)
     var j = 0
@@ -384,13 +413,14 @@ private final class LargeListWriter(val vector: LargeListVector, element: FieldW
 /** A vector: exactly `size` items per non-null value; a null vector still takes `size` (null) item slots. */
 private final class FixedSizeListWriter(val vector: FixedSizeListVector, size: Int, element: FieldWriter,
     c: WriteContext, col: String, lt: String, nullable: Boolean) extends FieldWriter(c, col, lt, nullable) {
+  private val view = new UnsafeArrayData
   override protected def setNull(i: Int): Unit = {
     vector.setNull(i)
     var j = 0
     while (j < size) { element.writeAbsent(); j += 1 }
   }
   protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
-    val a = in.getArray(o)
+    val a = UnsafeValues.array(in, o, view)
     val n = a.numElements
     if (n != size) throw Errors.vectorDimensionMismatch(c.where, col, i, n, size)
     vector.setNotNull(i)
@@ -403,13 +433,14 @@ private final class FixedSizeListWriter(val vector: FixedSizeListVector, size: I
 
 private final class StructWriter(val vector: StructVector, members: Array[FieldWriter], c: WriteContext, col: String, lt: String, nullable: Boolean)
     extends FieldWriter(c, col, lt, nullable) {
+  private val view = new UnsafeRow(members.length)
   override protected def setNull(i: Int): Unit = {
     vector.setNull(i)
     var k = 0
     while (k < members.length) { members(k).writeAbsent(); k += 1 }
   }
   protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
-    val s = in.getStruct(o, members.length)
+    val s = UnsafeValues.struct(in, o, view)
     vector.setIndexDefined(i)
     var k = 0
     while (k < members.length) { members(k).write(s, k); k += 1 }
@@ -445,4 +476,44 @@ private final class MapWriter(val vector: MapVector, entries: StructVector, key:
     super.finish()
   }
   override def reset(): Unit = { super.reset(); key.reset(); value.reset(); entryCount = 0 }
+}
+
+/**
+ * Spark's UnsafeRow and UnsafeArrayData keep each variable-length value (string, binary,
+ * array, struct) as a long of `offset << 32 | size`, the offset relative to their base, and
+ * their getters wrap every such value in a new object (UnsafeRow.getUTF8String, getArray,
+ * getStruct do this arithmetic). Reading the long here lets a writer copy bytes straight from
+ * the row and point one reused view at each array or struct, so that converting a row of
+ * such values allocates nothing.
+ */
+private object UnsafeValues {
+  /** The byte array an UnsafeRow or UnsafeArrayData lies in, or null for other rows and off-heap data. */
+  def heapBase(g: SpecializedGetters): Array[Byte] = g match {
+    case r: UnsafeRow => r.getBaseObject match { case b: Array[Byte] => b; case _ => null }
+    case a: UnsafeArrayData => a.getBaseObject match { case b: Array[Byte] => b; case _ => null }
+    case _ => null
+  }
+
+  private def baseOffset(g: SpecializedGetters): Long = g match {
+    case r: UnsafeRow => r.getBaseOffset
+    case a: UnsafeArrayData => a.getBaseOffset
+  }
+
+  /** The index in `heapBase(g)` of the value whose `offset << 32 | size` is `offsetAndSize`. */
+  def start(g: SpecializedGetters, offsetAndSize: Long): Int = (baseOffset(g) + (offsetAndSize >> 32) - Platform.BYTE_ARRAY_OFFSET).toInt
+  def size(offsetAndSize: Long): Int = offsetAndSize.toInt
+
+  /** Array `o` of `g`, as `view` pointed at it when `g` is unsafe. */
+  def array(g: SpecializedGetters, o: Int, view: UnsafeArrayData): ArrayData = g match {
+    case r: UnsafeRow => val os = r.getLong(o); view.pointTo(r.getBaseObject, r.getBaseOffset + (os >> 32), os.toInt); view
+    case a: UnsafeArrayData => val os = a.getLong(o); view.pointTo(a.getBaseObject, a.getBaseOffset + (os >> 32), os.toInt); view
+    case _ => g.getArray(o)
+  }
+
+  /** Struct `o` of `g`, as `view` pointed at it when `g` is unsafe. */
+  def struct(g: SpecializedGetters, o: Int, view: UnsafeRow): InternalRow = g match {
+    case r: UnsafeRow => val os = r.getLong(o); view.pointTo(r.getBaseObject, r.getBaseOffset + (os >> 32), os.toInt); view
+    case a: UnsafeArrayData => val os = a.getLong(o); view.pointTo(a.getBaseObject, a.getBaseOffset + (os >> 32), os.toInt); view
+    case _ => g.getStruct(o, view.numFields)
+  }
 }
