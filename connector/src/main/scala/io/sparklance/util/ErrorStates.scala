@@ -26,6 +26,10 @@ object ErrorStates {
     "LANCE_INVALID_COLUMN_METADATA" -> "22023",
     // A vector of the wrong length: data_exception, as pgvector reports "expected N dimensions".
     "LANCE_VECTOR_DIMENSION_MISMATCH" -> "22000",
+    // numeric_value_out_of_range: an unsigned column given a negative number, a time past its unit.
+    "LANCE_VALUE_OUT_OF_RANGE" -> "22003",
+    // not_null_violation, as a NOT NULL constraint reports it.
+    "LANCE_NULL_IN_NON_NULLABLE_COLUMN" -> "23502",
     "LANCE_IO_ERROR" -> "58030",
     // The table names a base path outside the reader's allowedBasePaths.
     "LANCE_BASE_PATH_NOT_ALLOWED" -> "42501",

@@ -111,6 +111,12 @@ object Errors {
         s"its Spark type $sparkType${readsAs.fold("")(t => s" (that Lance type reads as $t)")}. Cast the column to the " +
         "Spark type the declaration reads as, or remove the metadata to store the column as its Spark type.")
 
+  /** Spark values of type `sparkType` written to a table column of Lance type `lanceType` that does not take them. */
+  def writeTypeMismatch(where: String, column: String, lanceType: String, sparkType: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_COLUMN_TYPE_MISMATCH",
+      s"$where: column '$column' of the table has Lance type '$lanceType', which values of Spark type $sparkType cannot be " +
+        "written to. Cast the column to the Spark type the table shows for it (spark.read.format(\"lance\").load(...).schema).")
+
   /** Spark field metadata under `key` that is not a declaration we can use; `expected` says what is. */
   def invalidColumnMetadata(where: String, column: String, key: String, value: String, expected: String): InvalidArgumentException =
     new InvalidArgumentException("LANCE_INVALID_COLUMN_METADATA",
@@ -122,6 +128,22 @@ object Errors {
       s"$where: column '$column' holds vectors of $dimension values, but value $index of the batch has $length. " +
         s"Write only $dimension-value arrays (or nulls) to it, or declare the column without a dimension to store " +
         "arrays of any length.")
+
+  /**
+   * A value the column's Lance type cannot hold (a negative number for an unsigned column, a
+   * binary of another width than a fixed-size binary's, a time beyond what the unit stores):
+   * `value` as the user wrote it, `allowed` what the type takes.
+   */
+  def valueOutOfRange(where: String, column: String, row: Long, value: String, lanceType: String, allowed: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_VALUE_OUT_OF_RANGE",
+      s"$where: row $row of column '$column' holds $value, which its Lance type $lanceType cannot store: it takes $allowed. " +
+        "Filter or fix such values, or write the column to a table with a wider type.")
+
+  /** A null in a column (or struct member, list item, map value) the table declares not nullable. */
+  def nullInNonNullable(where: String, column: String, row: Long): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_NULL_IN_NON_NULLABLE_COLUMN",
+      s"$where: row $row of column '$column' is null, but the table declares '$column' not nullable. " +
+        "Fill the nulls (coalesce) or filter those rows before writing.")
 
   // ---- paths and storage ---------------------------------------------------------------
 
