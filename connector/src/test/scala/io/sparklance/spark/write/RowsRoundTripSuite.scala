@@ -84,21 +84,22 @@ class RowsRoundTripSuite extends AnyFunSuite with LocalSpark {
         val roots = reader.getRecordBlocks.asScala.toSeq.map { block =>
           reader.loadRecordBatch(block)
           val r = reader.getVectorSchemaRoot
-          val vectors = r.getFieldVectors.asScala.toSeq.filter(v => keep(v.getName)).map { v =>
-            val enc = v.getField.getDictionary
+          // The schema's fields, as the file has them: a loaded list vector's own field names its items "$data$".
+          val vectors = r.getSchema.getFields.asScala.toSeq.zip(r.getFieldVectors.asScala).filter(p => keep(p._1.getName)).map { case (asRead, v) =>
+            val enc = asRead.getDictionary
             val (source, field, owned) =
-              if (enc == null) (v, v.getField, false)
+              if (enc == null) (v, asRead, false)
               else {
                 val d = DictionaryEncoder.decode(v, reader.lookup(enc.getId)).asInstanceOf[FieldVector]
-                (d, new Field(v.getName, new FieldType(v.getField.isNullable, d.getField.getType, null, v.getField.getMetadata), d.getField.getChildren), true)
+                (d, new Field(v.getName, new FieldType(asRead.isNullable, d.getField.getType, null, asRead.getMetadata), d.getField.getChildren), true)
               }
             val copy = field.createVector(allocator)
             source.makeTransferPair(copy).transfer()
             if (owned) source.close()
             floorNanos(copy)
-            copy
+            (field, copy)
           }
-          new VectorSchemaRoot(vectors.map(_.getField).asJava, vectors.asJava, r.getRowCount)
+          new VectorSchemaRoot(vectors.map(_._1).asJava, vectors.map(_._2).asJava, r.getRowCount)
         }
         try PylanceFiles.writeExpected(roots, out) finally roots.foreach(_.close())
       } finally reader.close()
