@@ -87,7 +87,7 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
     finished = true
     encoders.foreach(_.finish().foreach(writePage))
     val descriptorAt = sink.position
-    val descriptor = FileMetadataCodec.buildDescriptor(FileDescriptor(flatFields, rows, schema.metadata))
+    val descriptor = FileMetadataCodec.buildDescriptor(FileDescriptor(schema.flatFields, rows, schema.metadata))
     sink.write(descriptor)
     val columnMetaStart = sink.position
     val columnEncodings = encoders.flatMap(_.columnEncodings)
@@ -114,13 +114,6 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
 
   /** Gives the file up after a failure: the sink is aborted, so no partial file becomes visible. */
   def abort(): Unit = if (!finished) { finished = true; sink.abort() }
-
-  // The file stores the schema of the fields it holds, flat, as the manifest does.
-  private def flatFields: IndexedSeq[FlatField] = {
-    def flat(f: LanceField, parent: Int): Iterator[FlatField] =
-      Iterator.single(FlatField(f.id, parent, f.name, f.logicalType, f.nullable, f.metadata)) ++ f.children.iterator.flatMap(flat(_, f.id))
-    schema.fields.iterator.flatMap(flat(_, -1)).toIndexedSeq
-  }
 }
 
 object LanceFileWriter {
