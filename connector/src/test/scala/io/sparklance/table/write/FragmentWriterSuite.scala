@@ -152,6 +152,15 @@ class FragmentWriterSuite extends AnyFunSuite {
     golden.foreach(n => assert(NamePattern.matches(n), n))
   }
 
+  test("a write of no rows (or of empty batches) makes no file and no fragment, as Rust's") {
+    val root = new File(tempRoot(), "t")
+    val w = new FragmentWriter(new HadoopObjectStore(new Configuration()), root.getPath, lance, FragmentWriterOptions())
+    val empty = batch(0, 0)
+    try w.write(empty) finally empty.close()
+    assert(w.finish().isEmpty && w.filesWritten == 0 && w.bytesWritten == 0)
+    assert(dataFiles(root).isEmpty)
+  }
+
   test("options are checked") {
     assert(intercept[LanceException](FragmentWriterOptions(maxRowsPerFile = 0)).errorClass == "LANCE_INVALID_OPTION")
     assert(intercept[LanceException](FragmentWriterOptions(maxRowsPerFile = 1L << 32)).errorClass == "LANCE_INVALID_OPTION")
