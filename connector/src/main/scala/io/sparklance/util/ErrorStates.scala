@@ -26,6 +26,8 @@ object ErrorStates {
     "LANCE_INVALID_COLUMN_METADATA" -> "22023",
     // A vector of the wrong length: data_exception, as pgvector reports "expected N dimensions".
     "LANCE_VECTOR_DIMENSION_MISMATCH" -> "22000",
+    // A DataFrame's columns are not the table's: as Spark's INSERT_COLUMN_ARITY_MISMATCH.
+    "LANCE_SCHEMA_MISMATCH" -> "21S01",
     "LANCE_IO_ERROR" -> "58030",
     // The table names a base path outside the reader's allowedBasePaths.
     "LANCE_BASE_PATH_NOT_ALLOWED" -> "42501",
