@@ -61,7 +61,7 @@ final class LanceDataSource extends TableProvider with CreatableRelationProvider
   }
 
   override def createRelation(sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation =
-    LanceSparkException.boundary(LanceSave.run(mode, parameters, data))
+    LanceSparkException.boundary(LanceSave.run(sqlContext, mode, parameters, data))
 
   private implicit class AsScala(m: util.Map[String, String]) {
     def asScala: Map[String, String] = scala.jdk.CollectionConverters.MapHasAsScala(m).asScala.toMap

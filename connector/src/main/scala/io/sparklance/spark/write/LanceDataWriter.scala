@@ -10,6 +10,7 @@ import org.apache.spark.sql.types.StructType
 import io.sparklance.format.LanceSchema
 import io.sparklance.spark.{LanceMetrics, LanceSparkException}
 import io.sparklance.storage.ObjectStoreFactory
+import io.sparklance.table.Fragment
 import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
 
 /**
@@ -60,9 +61,24 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
     if (rows.rowCount >= factory.batchRows || rows.bufferedBytes >= factory.batchBytes) files.write(rows.flush())
   }
 
-  override def commit(): WriterCommitMessage = LanceSparkException.boundary {
-    if (rows.rowCount > 0) files.write(rows.flush())
-    LanceCommitMessage(files.finish())
+  // Spark reads a task's metrics after the last row and before commit(): the files are finished
+  // once the rows end, so that the last file's bytes count. (Spark 3.5 calls write() row by
+  // row instead; there the last file is finished in commit() and its bytes go unreported.)
+  override def writeAll(records: java.util.Iterator[InternalRow]): Unit = {
+    super.writeAll(records)
+    finish()
+  }
+
+  override def commit(): WriterCommitMessage = LanceCommitMessage(finish())
+
+  private var fragments: IndexedSeq[Fragment] = _
+
+  private def finish(): IndexedSeq[Fragment] = LanceSparkException.boundary {
+    if (fragments == null) {
+      if (rows.rowCount > 0) files.write(rows.flush())
+      fragments = files.finish()
+    }
+    fragments
   }
 
   override def abort(): Unit = files.abort()

@@ -37,7 +37,7 @@ object LanceSave {
   /** What Spark's DataFrameWriter passes for partitionBy / clusterBy (DataSourceUtils). */
   private val LayoutKeys = Seq("__partition_columns", "__clustering_columns")
 
-  def run(mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation = {
+  def run(context: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation = {
     val options = new CaseInsensitiveStringMap(parameters.asJava)
     val opts = LanceOptions.parse(options)
     val writeOptions = LanceWriteOptions.parse(options)
@@ -69,7 +69,7 @@ object LanceSave {
         session.sessionState.executePlan(plan).assertCommandExecuted()
     }
     new BaseRelation {
-      override def sqlContext: SQLContext = data.sqlContext
+      override def sqlContext: SQLContext = context
       override def schema: StructType = data.schema
     }
   }

@@ -81,11 +81,11 @@ object LanceWriteOptions {
 
   /** The value of `name` or one of its aliases (with the key it was given under); two different values are refused. */
   private def value(options: CaseInsensitiveStringMap, name: String): Option[(String, String)] = {
-    val given = (name +: Aliases.getOrElse(name, Nil)).flatMap(k => Option(options.get(k)).map(k -> _))
-    if (given.map(_._2.trim).distinct.length > 1)
-      throw Errors.invalidArgument(s"options ${given.map { case (k, v) => s"'$k' = '$v'" }.mkString(" and ")} name the same " +
+    val values = (name +: Aliases.getOrElse(name, Nil)).flatMap(k => Option(options.get(k)).map(k -> _))
+    if (values.map(_._2.trim).distinct.length > 1)
+      throw Errors.invalidArgument(s"options ${values.map { case (k, v) => s"'$k' = '$v'" }.mkString(" and ")} name the same " +
         "setting with different values; give one of them")
-    given.headOption
+    values.headOption
   }
 
   /** A file format version to write: 2.0, 2.1, 2.2 or "stable" (2.2); "legacy" and 2.3 ("next") are refused. */

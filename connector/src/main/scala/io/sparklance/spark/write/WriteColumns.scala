@@ -36,9 +36,9 @@ object WriteColumns {
     val mistyped = table.fields.flatMap { lf =>
       byName.get(lf.name).flatMap { i =>
         val readsAs = readTypes(lf, where)
-        val given = input.fields(i).dataType
-        if (readsAs.exists(t => WriteSchema.shape(t) == WriteSchema.shape(given))) None
-        else Some((lf.name, given.simpleString, s"${readsAs.head.simpleString} (Lance type ${lf.logicalType})"))
+        val written = input.fields(i).dataType
+        if (readsAs.exists(t => WriteSchema.shape(t) == WriteSchema.shape(written))) None
+        else Some((lf.name, written.simpleString, s"${readsAs.head.simpleString} (Lance type ${lf.logicalType})"))
       }
     }
     if (missing.nonEmpty || extra.nonEmpty || mistyped.nonEmpty) throw Errors.writeSchemaMismatch(where, missing, extra, mistyped)
