@@ -6,7 +6,7 @@ import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.write.LanceSave
@@ -59,6 +59,12 @@ final class LanceDataSource extends TableProvider with CreatableRelationProvider
       catch { case e: NotFoundException if e.errorClass == "LANCE_DATASET_NOT_FOUND" => Left(e) }
     new LanceTable(snapshot, opts, stores)
   }
+
+  // Spark 4.0+ asks before createRelation whether each column's type can be written, and by
+  // default refuses interval types. Every type is let through here: the write's own schema
+  // mapping (WriteSchema) stores what Lance can hold (DAY TO SECOND intervals as durations) and
+  // refuses the rest with LANCE_UNSUPPORTED_FEATURE naming the column.
+  override def supportsDataType(dt: DataType): Boolean = true
 
   override def createRelation(sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation =
     LanceSparkException.boundary(LanceSave.run(sqlContext, mode, parameters, data))
