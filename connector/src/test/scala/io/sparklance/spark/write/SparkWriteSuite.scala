@@ -231,4 +231,50 @@ class SparkWriteSuite extends AnyFunSuite with LocalSpark {
     assert(metric("commit attempts") == "1")
     assert(metric("commit retries after a concurrent commit") == "0")
   }
+
+  /**
+   * `people(ids)` whose computation creates a table at `path` (a copy of a golden table with
+   * the same columns) while the write's tasks run: another writer creating the table between
+   * this write's planning and its commit.
+   */
+  private def racing(path: String, ids: Range): DataFrame = {
+    val golden = io.sparklance.testutil.Golden.dataset("projection_and_count").uri
+    val createMeanwhile = org.apache.spark.sql.functions.udf { (id: Long) =>
+      if (id == ids.head) org.apache.commons.io.FileUtils.copyDirectory(new File(golden), new File(path))
+      id
+    }
+    people(ids).coalesce(1).withColumn("id", createMeanwhile(org.apache.spark.sql.functions.col("id")))
+  }
+
+  private def goldenFiles: Set[String] = dataFiles(io.sparklance.testutil.Golden.dataset("projection_and_count").uri)
+  private def goldenIds: Seq[Long] = ids(io.sparklance.testutil.Golden.dataset("projection_and_count").uri)
+
+  test("errorifexists racing another writer's create: LANCE_TABLE_ALREADY_EXISTS, and our files are removed") {
+    val path = newPath()
+    val e = errorOf(racing(path, 100 until 105).write.format("lance").save(path))
+    assert(e.errorClass == "LANCE_TABLE_ALREADY_EXISTS")
+    assert(dataFiles(path) == goldenFiles)
+    assert(ids(path) == goldenIds)
+  }
+
+  test("ignore racing another writer's create succeeds and leaves that table as it is") {
+    val path = newPath()
+    racing(path, 100 until 105).write.format("lance").mode("ignore").save(path)
+    assert(dataFiles(path) == goldenFiles)
+    assert(ids(path) == goldenIds)
+  }
+
+  test("overwrite racing another writer's create overwrites the new table") {
+    val path = newPath()
+    val before = versions(io.sparklance.testutil.Golden.dataset("projection_and_count").uri)
+    racing(path, 100 until 105).write.format("lance").mode("overwrite").save(path)
+    assert(ids(path) == (100L until 105L))
+    assert(versions(path) == before :+ (before.last + 1))
+  }
+
+  test("append racing another writer's create of the same columns appends to it") {
+    val path = newPath()
+    racing(path, 100 until 105).write.format("lance").mode("append").save(path)
+    assert(ids(path) == (goldenIds ++ (100L until 105L)).sorted)
+  }
 }
