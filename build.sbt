@@ -42,8 +42,9 @@ lazy val connector = (project in file("connector"))
       // Puts google/protobuf/*.proto (any, empty, timestamp) on protoc's include path.
       "com.google.protobuf" % "protobuf-java" % protobufVersion % "protobuf",
       "org.scalatest" %% "scalatest" % "3.2.19" % Test,
-      // S3Suite reads through s3a from a local S3 server. hadoop-aws matches Spark's Hadoop;
-      // instead of the AWS SDK's all-in-one bundle, only the SDK modules s3a loads.
+      // The S3 suites (S3Suite, S3WriteSuite) read and write through s3a on a local SeaweedFS.
+      // hadoop-aws matches Spark's Hadoop; instead of the AWS SDK's all-in-one bundle (686 MB),
+      // only the SDK modules s3a loads. Test scope: none of it goes into our jar.
       "org.apache.hadoop" % "hadoop-aws" % hadoopVersion % Test exclude ("software.amazon.awssdk", "bundle"),
       "software.amazon.awssdk" % "s3" % awsSdkVersion % Test,
       "software.amazon.awssdk" % "sts" % awsSdkVersion % Test,
@@ -53,6 +54,12 @@ lazy val connector = (project in file("connector"))
     Compile / PB.protoSources := Seq((ThisBuild / baseDirectory).value / "protos"),
     Compile / PB.targets := Seq(PB.gens.java(protobufVersion) -> (Compile / sourceManaged).value),
     PB.protocVersion := protobufVersion,
+    // The version every manifest we commit names as its writer (table.commit.WriterIdentity).
+    Compile / resourceGenerators += Def.task {
+      val f = (Compile / resourceManaged).value / "io" / "sparklance" / "version.properties"
+      IO.write(f, s"version=${version.value}\n")
+      Seq(f)
+    }.taskValue,
     Test / fork := true,
     Test / javaOptions ++= sparkJavaModuleOptions ++ Seq("-Xmx4g", "-Xss4m"),
     Test / parallelExecution := false,
