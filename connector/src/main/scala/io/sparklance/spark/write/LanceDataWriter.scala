@@ -61,8 +61,8 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
   }
 
   // Spark reads a task's metrics after the last row and before commit(): the files are finished
-  // once the rows end, so that the last file's bytes count. (Spark 3.5 calls write() row by
-  // row instead; there the last file is finished in commit() and its bytes go unreported.)
+  // once the rows end, so that the last file's bytes count. (writeAll is Spark 4.0+, SPARK-46452;
+  // Spark 3.5 calls write() row by row, and a 3.5 shim would leave the last file to commit().)
   override def writeAll(records: java.util.Iterator[InternalRow]): Unit = {
     super.writeAll(records)
     finish()
