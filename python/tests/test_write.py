@@ -167,3 +167,29 @@ def test_bad_input_fails_before_any_file_is_written(spark, tmp_path):
     assert _condition(e) == "LANCE_INVALID_OPTION"
     assert _data_files(path) == files
     assert lance.dataset(str(path)).version == 1
+
+
+def test_append_keeps_types_spark_lacks(spark, tmp_path):
+    path = str(tmp_path / "t.lance")
+    lance.write_dataset(pa.table({
+        "u": pa.array([1, 2], pa.uint32()),
+        "h": pa.array([0.5, 1.5], pa.float16()),
+        "v": pa.array([[1.0, 2.0], [3.0, 4.0]], pa.list_(pa.float32(), 2)),
+        "ts": pa.array([1, 2], pa.timestamp("ns", tz="UTC")),
+    }), path)
+    # A DataFrame of plain Spark types, no field metadata: the table's types are kept.
+    df = spark.createDataFrame([(3, 2.5, [5.0, 6.0], None)], "u long, h float, v array<float>, ts timestamp")
+    df.write.format("lance").mode("append").save(path)
+    ds = lance.dataset(path)
+    t = ds.to_table()
+    assert t.schema == ds.checkout_version(1).schema
+    assert t["u"].to_pylist() == [1, 2, 3]
+    assert t["h"].to_pylist() == [0.5, 1.5, 2.5]
+    assert t["v"].to_pylist() == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+    with pytest.raises(Exception) as e:  # a negative number for uint32, a vector of the wrong length
+        spark.createDataFrame([(-1, 0.0, [1.0, 2.0], None)], df.schema).write.format("lance").mode("append").save(path)
+    assert "LANCE_VALUE_OUT_OF_RANGE" in str(e.value)
+    with pytest.raises(Exception) as e:
+        spark.createDataFrame([(1, 0.0, [1.0], None)], df.schema).write.format("lance").mode("append").save(path)
+    assert "LANCE_VECTOR_DIMENSION_MISMATCH" in str(e.value)
+    assert lance.dataset(path).version == 2

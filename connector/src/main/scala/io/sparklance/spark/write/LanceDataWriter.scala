@@ -42,19 +42,18 @@ final case class LanceDataWriterFactory(
  * never reach a commit).
  */
 final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[InternalRow] {
-  private val where = s"the write to ${factory.root}"
+  private val where = WritePlan.where(factory.root)
   private val allocator: BufferAllocator = new RootAllocator(factory.taskMemoryBytes)
+  private var closed = false
+  Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => close()))
+
   private val reordered = factory.ordinals != factory.input.fields.indices
   /** The rows in the table's column order, when the DataFrame's differs. */
   private val projection: ProjectingInternalRow =
     if (reordered) ProjectingInternalRow(StructType(factory.ordinals.map(factory.input.fields(_))), factory.ordinals) else null
-  private val rows =
-    try new RowsToArrow(factory.schema.toArrowForWrite(where), if (reordered) projection.schema else factory.input, allocator, where)
-    catch { case t: Throwable => allocator.close(); throw t }
+  private val rows = new RowsToArrow(factory.schema.toArrowForWrite(where), if (reordered) projection.schema else factory.input,
+    allocator, where)
   private val files = new FragmentWriter(factory.stores.create(), factory.root, factory.schema, factory.files)
-  private var closed = false
-
-  Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => close()))
 
   override def write(row: InternalRow): Unit = LanceSparkException.boundary {
     if (reordered) { projection.project(row); rows.append(projection) } else rows.append(row)
@@ -62,8 +61,8 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
   }
 
   // Spark reads a task's metrics after the last row and before commit(): the files are finished
-  // once the rows end, so that the last file's bytes count. (Spark 3.5 calls write() row by
-  // row instead; there the last file is finished in commit() and its bytes go unreported.)
+  // once the rows end, so that the last file's bytes count. (writeAll is Spark 4.0+, SPARK-46452;
+  // Spark 3.5 calls write() row by row, and a 3.5 shim would leave the last file to commit().)
   override def writeAll(records: java.util.Iterator[InternalRow]): Unit = {
     super.writeAll(records)
     finish()
@@ -88,9 +87,11 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
     LanceMetrics.task(LanceMetrics.FilesWritten, files.filesWritten),
     LanceMetrics.task(LanceMetrics.BytesWritten, files.bytesWritten))
 
+  // Also called by the task completion listener, possibly before the fields above are set
+  // (a constructor that failed), hence the null check.
   override def close(): Unit = if (!closed) {
     closed = true
-    try rows.close() finally allocator.close()
+    try if (rows != null) rows.close() finally allocator.close()
   }
 }
 

@@ -11,7 +11,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.{LanceOptions, LanceTable}
-import io.sparklance.storage.{ObjectStore, Paths}
+import io.sparklance.storage.{ObjectStore, ObjectStoreFactory, Paths}
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.{Snapshot, VersionSpec}
 import io.sparklance.util.{Errors, NotFoundException}
@@ -45,8 +45,17 @@ object LanceSave {
       throw Errors.unsupported(s"${if (k.contains("partition")) "partitionBy" else "clusterBy"} (a Lance table has no partitions; " +
         "write without it, and filter on the column: reads prune by zone maps and indices)", opts.path)
     }
-    val session = data.sparkSession
-    val stores = new HadoopObjectStoreFactory(session.sessionState.newHadoopConfWithOptions(parameters))
+    val stores = new HadoopObjectStoreFactory(data.sparkSession.sessionState.newHadoopConfWithOptions(parameters))
+    save(mode, opts, writeOptions, stores, parameters, data)
+    new BaseRelation {
+      override def sqlContext: SQLContext = context
+      override def schema: StructType = data.schema
+    }
+  }
+
+  /** Writes `data` to the table at `opts.path` as `mode` asks, through `stores`. */
+  private[write] def save(mode: SaveMode, opts: LanceOptions, writeOptions: LanceWriteOptions, stores: ObjectStoreFactory,
+      parameters: Map[String, String], data: DataFrame): Unit = {
     val store = stores.create()
     store.requireAtomicCreate(opts.path)
     val existing = latest(store, opts)
@@ -61,16 +70,12 @@ object LanceSave {
         }
         val table = new LanceTable(existing.toRight(Errors.notADataset(opts.path, "no table yet: this write creates it")), opts, stores,
           Some(WriteTarget(writeMode, existing, writeOptions)))
-        val relation = DataSourceV2Relation.create(table, None, None, options)
+        val relation = DataSourceV2Relation.create(table, None, None, new CaseInsensitiveStringMap(parameters.asJava))
         val query = data.queryExecution.analyzed
         val plan =
           if (mode == SaveMode.Overwrite) OverwriteByExpression.byName(relation, query, Literal(true), parameters)
           else AppendData.byName(relation, query, parameters)
-        session.sessionState.executePlan(plan).assertCommandExecuted()
-    }
-    new BaseRelation {
-      override def sqlContext: SQLContext = context
-      override def schema: StructType = data.schema
+        data.sparkSession.sessionState.executePlan(plan).assertCommandExecuted()
     }
   }
 

@@ -16,7 +16,7 @@ import io.sparklance.storage.Paths
 import io.sparklance.table.{FeatureFlags, Fragment}
 import io.sparklance.table.commit.{CommitRequest, NewTable, Operation, TableCommitter}
 import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
-import io.sparklance.util.{CommitStateUnknownException, Errors, LanceException}
+import io.sparklance.util.{CommitStateUnknownException, Errors, LanceException, Redaction}
 
 // One DataSource V2 write, planned on the driver before any file is written, with one small
 // BatchWrite per kind of commit (as Iceberg's SparkWrite has BatchAppend, DynamicOverwrite, ...).
@@ -37,13 +37,18 @@ final case class WritePlan(
     input: StructType,
     ordinals: IndexedSeq[Int],
     options: LanceWriteOptions) {
-  def where: String = s"the write to $root"
+  def where: String = WritePlan.where(root)
+}
+
+object WritePlan {
+  /** How errors name a write: by the table it writes. */
+  def where(root: String): String = s"the write to $root"
 }
 
 final class LanceWrite private (plan: WritePlan, batch: LanceWrite.Batch) extends Write {
 
   override def description(): String =
-    s"LanceWrite ${batch.kind} ${io.sparklance.util.Redaction(plan.root)} readVersion=${plan.readVersion.fold("none")(_.toString)}"
+    s"LanceWrite ${batch.kind} ${Redaction(plan.root)} readVersion=${plan.readVersion.fold("none")(_.toString)}"
 
   override def toBatch: BatchWrite = batch
 
@@ -55,14 +60,17 @@ final class LanceWrite private (plan: WritePlan, batch: LanceWrite.Batch) extend
 
 object LanceWrite extends Logging {
 
-  /** Rows and bytes after which a task hands its buffered rows to the file writer as one batch. */
+  /**
+   * Bytes of buffered values after which a task hands its rows to the file writer as one batch
+   * (as do `batchSize` rows): bounds a task's Arrow memory for wide rows such as vectors.
+   */
   val BatchBytes: Long = 32L << 20
 
   def plan(table: LanceTable, target: WriteTarget, overwrite: Boolean, input: StructType): LanceWrite = {
     val opts = target.options
     val root = target.existing.fold(Paths.stripTrailingSlash(table.options.path))(_.root)
     val existing = target.existing.map(_.manifest)
-    val where = s"the write to $root"
+    val where = WritePlan.where(root)
     WriteColumns.checkNames(input, where)
     val appending = existing.isDefined && !overwrite
     val (schema, ordinals) = existing match {
