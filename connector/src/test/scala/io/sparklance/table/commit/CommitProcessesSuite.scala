@@ -51,7 +51,8 @@ class CommitProcessesSuite extends AnyFunSuite with BeforeAndAfterAll {
     val root = createTable("concurrent")
     val started = System.nanoTime()
     val workers = (1 to 8).map(w => worker("append", root, w.toString, "10"))
-    workers.foreach { case (p, _) => assert(p.waitFor(240, TimeUnit.SECONDS)); assert(p.exitValue() == 0) }
+    try workers.foreach { case (p, _) => assert(p.waitFor(240, TimeUnit.SECONDS)); assert(p.exitValue() == 0) }
+    finally workers.foreach(_._1.destroyForcibly())
     val committed = workers.flatMap(_._2.asScala.filter(_.startsWith("committed")).map(_.split(' ')(1).toLong))
     info(s"80 commits from 8 JVMs in ${(System.nanoTime() - started) / 1000000} ms")
     assert(committed.sorted == (2L to 81L))
@@ -68,12 +69,17 @@ class CommitProcessesSuite extends AnyFunSuite with BeforeAndAfterAll {
     var landedUnacknowledged = 0
     (1 to 20).foreach { run =>
       val (p, lines) = worker("loop", root, run.toString)
-      assert(lines.poll(60, TimeUnit.SECONDS) == "ready")
-      Thread.sleep(rnd.nextInt(250).toLong)
-      p.destroyForcibly()
+      // The warm-up commit's line comes before "ready".
+      val early = scala.collection.mutable.ArrayBuffer.empty[String]
+      try {
+        var line = lines.poll(60, TimeUnit.SECONDS)
+        while (line != null && line != "ready") { early += line; line = lines.poll(60, TimeUnit.SECONDS) }
+        assert(line == "ready")
+        Thread.sleep(rnd.nextInt(250).toLong)
+      } finally p.destroyForcibly()
       assert(p.waitFor(30, TimeUnit.SECONDS))
       Thread.sleep(50) // the reader thread drains what the worker printed
-      val printed = lines.asScala.toSeq.filter(_.startsWith("committed")).map(_.split(' '))
+      val printed = (early.toSeq ++ lines.asScala).filter(_.startsWith("committed")).map(_.split(' '))
       val lastPrinted = printed.last(1).toLong // the warm-up commit at least
       committedBatches ++= printed.map(_(2).toLong)
       val latest = Snapshot.open(store, root, None).version
