@@ -160,7 +160,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
       val names = if (from <= latest) store.listNames(versionsDir).flatMap(n => ManifestNaming.parse(n).map { case (v, _) => v -> n }).toMap else Map.empty[Long, String]
       (from to latest).foreach { v =>
         val (m, bytes) = load(v, names.getOrElse(v, throw Errors.versionNotFound(table, v, names.keys.toSeq.sorted)))
-        val theirs = transactionOf(m, bytes).getOrElse(Transaction(0, "unknown", Operation.Unknown(0)))
+        val theirs = transactionOf(m, bytes).getOrElse(throw Errors.commitConflict(table, mine.name, read, "commit", v,
+          "(none recorded)", "that version records no transaction, so whether this one still applies cannot be decided", retryable = false))
         ConflictRules.check(mine, theirs.operation) match {
           case Verdict.Compatible => ()
           case Verdict.Retryable(why) =>
