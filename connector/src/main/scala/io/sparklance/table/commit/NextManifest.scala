@@ -41,7 +41,7 @@ object NextManifest {
         val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
         val (added, nextRowId) = place(fragments, firstId, if (stable) Some(b.nextRowId) else None, version)
         // Every data file of a version has the table's format (Rust: io/commit.rs, check_storage_version).
-        for (theirs <- b.fileVersion(where); ours <- dataFileVersion(added, where) if ours != theirs)
+        for (ours <- dataFileVersion(added, where); theirs <- b.fileVersion(where) if ours != theirs)
           throw Errors.invalidArgument(s"$where: the table stores file format $theirs but the appended data files are $ours; " +
             s"write them in $theirs")
         finish(b.copy(fragments = (b.fragments ++ added).sortBy(_.id), nextRowId = nextRowId.getOrElse(b.nextRowId)),
