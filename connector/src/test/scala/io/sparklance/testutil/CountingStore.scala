@@ -2,10 +2,10 @@ package io.sparklance.testutil
 
 import java.nio.ByteBuffer
 
-import io.sparklance.storage.{FileEntry, FileSink, ObjectStore, PutResult, RangeReader}
+import io.sparklance.storage.{FileEntry, ObjectStore, RangeReader}
 
 /** An [[ObjectStore]] that counts the bytes read from each file through it, and the directory listings. */
-final class CountingStore(inner: ObjectStore) extends ObjectStore {
+final class CountingStore(inner: ObjectStore) extends ForwardingStore(inner) {
   private val read = scala.collection.concurrent.TrieMap.empty[String, Long]
 
   /** Bytes read from files whose path ends with `suffix`, since the last reset. */
@@ -16,17 +16,9 @@ final class CountingStore(inner: ObjectStore) extends ObjectStore {
 
   def reset(): Unit = { read.clear(); listings = 0 }
 
-  override def size(path: String): Long = inner.size(path)
-  override def exists(path: String): Boolean = inner.exists(path)
-  override def isDirectory(path: String): Boolean = inner.isDirectory(path)
-  override def entryExists(path: String): Boolean = inner.entryExists(path)
   override def list(dir: String): Seq[FileEntry] = { listings += 1; inner.list(dir) }
   override def listNames(dir: String): Seq[String] = { listings += 1; inner.listNames(dir) }
   override def listRecursive(dir: String): Seq[FileEntry] = { listings += 1; inner.listRecursive(dir) }
-  override def requireAtomicCreate(path: String): Unit = inner.requireAtomicCreate(path)
-  override def create(path: String): FileSink = inner.create(path)
-  override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult = inner.putIfAbsent(path, bytes)
-  override def delete(path: String): Boolean = inner.delete(path)
 
   override def open(path: String, knownSize: Option[Long]): RangeReader = {
     val r = inner.open(path, knownSize)

@@ -40,6 +40,10 @@ object NextManifest {
         val firstId = b.maxFragmentId.map(_ + 1).getOrElse(if (b.fragments.isEmpty) 0L else b.fragments.map(_.id).max + 1)
         val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
         val (added, nextRowId) = place(fragments, firstId, if (stable) Some(b.nextRowId) else None, version)
+        // Every data file of a version has the table's format (Rust: io/commit.rs, check_storage_version).
+        for (ours <- dataFileVersion(added, where); theirs <- b.fileVersion(where) if ours != theirs)
+          throw Errors.invalidArgument(s"$where: the table stores file format $theirs but the appended data files are $ours; " +
+            s"write them in $theirs")
         finish(b.copy(fragments = (b.fragments ++ added).sortBy(_.id), nextRowId = nextRowId.getOrElse(b.nextRowId)),
           version, b.maxFragmentId, ctx, stable)
       case Overwrite(fragments, schema, configUpserts) =>

@@ -160,7 +160,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
       val names = if (from <= latest) store.listNames(versionsDir).flatMap(n => ManifestNaming.parse(n).map { case (v, _) => v -> n }).toMap else Map.empty[Long, String]
       (from to latest).foreach { v =>
         val (m, bytes) = load(v, names.getOrElse(v, throw Errors.versionNotFound(table, v, names.keys.toSeq.sorted)))
-        val theirs = transactionOf(m, bytes).getOrElse(Transaction(0, "unknown", Operation.Unknown(0)))
+        val theirs = transactionOf(m, bytes).getOrElse(throw Errors.commitConflict(table, mine.name, read, "commit", v,
+          "(none recorded)", "that version records no transaction, so whether this one still applies cannot be decided", retryable = false))
         ConflictRules.check(mine, theirs.operation) match {
           case Verdict.Compatible => ()
           case Verdict.Retryable(why) =>
@@ -225,13 +226,15 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
 /**
  * Rust's SlotBackoff (rust/lance-core/src/utils/backoff.rs): attempt i waits a random whole
  * number of units below 4 * 2^i, the unit being 1.1 times how long the first attempt took, so
- * that writers racing for one version spread out; here each wait is also capped.
+ * that writers racing for one version spread out. Here the unit stays between 5 and 50 ms
+ * (Rust's default unit): a first attempt in a fresh JVM is slow for reasons (class loading,
+ * compiling) that say nothing about the race. Each wait is capped as well.
  */
 private final class SlotBackoff(maxMillis: Long) {
   private var unit = 50L
   private var attempt = 0
 
-  def unitFrom(firstAttemptNanos: Long): Unit = unit = math.max(10L, firstAttemptNanos * 11 / 10 / 1000000L)
+  def unitFrom(firstAttemptNanos: Long): Unit = unit = math.min(50L, math.max(5L, firstAttemptNanos * 11 / 10 / 1000000L))
 
   def next(): Long = {
     val slots = 1L << math.min(attempt + 2, 30)

@@ -1,16 +1,19 @@
 package io.sparklance.table.commit
 
-import io.sparklance.testutil.{CommitFixtures, LocalFolderStore}
+import org.apache.hadoop.conf.Configuration
+
+import io.sparklance.storage.hadoop.HadoopObjectStore
+import io.sparklance.testutil.CommitFixtures
 
 /**
  * A separate writer process for CommitProcessesSuite:
  *   `append ROOT WORKER COUNT`  commits COUNT appends of 10 rows (ids WORKER*1000 + i*10 ...), each planned at the latest version
- *   `loop ROOT RUN`             prints "ready", then appends batches of 10 rows until killed
+ *   `loop ROOT RUN`             appends batches of 10 rows until killed, printing "ready" after the first
  * printing "committed VERSION FIRST_ID" after each commit.
  */
 object CommitWorker {
   def main(args: Array[String]): Unit = {
-    val store = new LocalFolderStore
+    val store = new HadoopObjectStore(new Configuration())
     val root = args(1)
     val committer = new TableCommitter(store, root)
     def appendBatch(first: Long): Unit = {
@@ -25,8 +28,10 @@ object CommitWorker {
         val worker = args(2).toLong
         (0 until args(3).toInt).foreach(i => appendBatch(worker * 1000 + i * 10))
       case "loop" =>
+        // Warm (classes loaded, code compiled) before the parent starts its clock to the kill.
+        appendBatch(args(2).toLong * 100000)
         println("ready"); System.out.flush()
-        var i = 0L
+        var i = 1L
         while (true) { appendBatch(args(2).toLong * 100000 + i * 10); i += 1 }
     }
   }

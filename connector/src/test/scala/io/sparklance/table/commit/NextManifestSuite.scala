@@ -99,6 +99,8 @@ class NextManifestSuite extends AnyFunSuite {
     assert(e.errorClass == "LANCE_UNSUPPORTED_FEATURE")
     val old = base.copy(writerVersion = None)
     assert(intercept[LanceException](NextManifest(Some(old), Transaction(1, "u", Append(IndexedSeq(frag(1)))), ctx())).errorClass == "LANCE_UNSUPPORTED_FEATURE")
+    val otherFormat = intercept[LanceException](NextManifest(Some(base), Transaction(1, "u", Append(IndexedSeq(frag(1, minor = 1)))), ctx()))
+    assert(otherFormat.errorClass == "LANCE_INVALID_ARGUMENT")
     val mixed = Overwrite(IndexedSeq(frag(1, minor = 1), frag(1, minor = 2)), schema)
     assert(intercept[LanceException](NextManifest(Some(base), Transaction(1, "u", mixed), ctx())).errorClass == "LANCE_INVALID_ARGUMENT")
   }

@@ -11,13 +11,16 @@ import io.sparklance.format.FileVersion
 import io.sparklance.storage.{ObjectStore, Paths, PutResult}
 import io.sparklance.table.{ManifestFile, Snapshot}
 import io.sparklance.table.commit.Operation.{Append, Overwrite}
-import io.sparklance.testutil.{CommitFixtures, Golden, LocalFolderStore}
+import org.apache.hadoop.conf.Configuration
+
+import io.sparklance.storage.hadoop.HadoopObjectStore
+import io.sparklance.testutil.{ForwardingStore, Golden}
 import io.sparklance.testutil.CommitFixtures._
 import io.sparklance.util.{CommitConflictException, CommitStateUnknownException, LanceException}
 
-/** The commit loop on local folders, with pylance reading (and writing) the same tables. */
+/** The commit loop on local folders (HadoopObjectStore), with pylance reading (and writing) the same tables. */
 class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
-  private val store = new LocalFolderStore
+  private val store = new HadoopObjectStore(new Configuration())
   private val tmp = Files.createTempDirectory("committer").toFile
   override def afterAll(): Unit = org.apache.commons.io.FileUtils.deleteQuietly(tmp)
 
@@ -120,7 +123,7 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   /** A store whose manifest puts fail as `fail` says: before or after writing, or always. */
-  private final class FaultyStore(fail: (Int, () => PutResult) => PutResult, readsFail: Boolean = false) extends LocalFolderStore {
+  private final class FaultyStore(fail: (Int, () => PutResult) => PutResult, readsFail: Boolean = false) extends ForwardingStore(store) {
     var puts = 0
     override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult =
       if (!path.endsWith(".manifest")) super.putIfAbsent(path, bytes)
