@@ -75,7 +75,8 @@ object ManifestCodec {
       // A size is only a hint for opening the file; sizes that cannot be right are dropped.
       val sizes = i.getFilesList.asScala.iterator.filter(_.getSizeBytes > 0).map(f => f.getPath -> f.getSizeBytes).toMap
       IndexMetadata(uuid, i.getName, i.getFieldsList.asScala.map(_.intValue).toIndexedSeq, i.getDatasetVersion, fragments,
-        i.getIndexDetails.getTypeUrl.split('.').last, if (i.hasBaseId) Some(i.getBaseId) else None, sizes)
+        i.getIndexDetails.getTypeUrl.split('.').last, if (i.hasBaseId) Some(i.getBaseId) else None, sizes,
+        scala.collection.immutable.ArraySeq.unsafeWrapArray(i.getIndexDetails.getValue.toByteArray))
     }.toIndexedSeq
   }
 
