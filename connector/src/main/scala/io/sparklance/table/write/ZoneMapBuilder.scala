@@ -96,6 +96,8 @@ final class ZoneMapBuilder(val targets: IndexedSeq[ZoneMapTarget]) {
         val bytes =
           if (nullRows.isEmpty) ArraySeq.empty[Byte]
           else {
+            // Run containers where they are smaller, as the Rust roaring crate serializes.
+            nullRows.runOptimize()
             val out = java.nio.ByteBuffer.allocate(nullRows.serializedSizeInBytes())
             nullRows.serialize(out)
             ArraySeq.unsafeWrapArray(out.array())

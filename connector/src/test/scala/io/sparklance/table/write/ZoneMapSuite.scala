@@ -1,0 +1,190 @@
+package io.sparklance.table.write
+
+import java.io.{File, FileInputStream, FileOutputStream}
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.arrow.memory.RootAllocator
+import org.apache.arrow.vector.ipc.ArrowFileReader
+import org.apache.hadoop.conf.Configuration
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparklance.storage.{FileEntry, FileSink, ObjectStore, PutResult, RangeReader}
+import io.sparklance.storage.hadoop.HadoopObjectStore
+import io.sparklance.table.{FileLocations, IndexMetadata, Snapshot, ZoneMapIndex}
+import io.sparklance.util.Json
+
+/**
+ * Zone maps extended over appended fragments, against pylance: `dev/golden/zonemap.py make`
+ * builds a table with a ZONEMAP index on columns of many types (ints signed and unsigned,
+ * floats with NaN, -0.0 and nulls, a zone of only NaN and nulls, booleans, strings with
+ * non-ASCII text and a zone of only nulls, large strings, binaries, dates, timestamps in us and
+ * ns, decimals, fixed-size binaries) and appends rows to it in three fragments; on a copy,
+ * pylance's `optimize_indices` extends every index. Our builder sees the same rows as the
+ * fragment writer would hand them over, and our writer must produce the same index files and
+ * index metadata; pylance then commits ours and answers filters through them.
+ */
+class ZoneMapSuite extends AnyFunSuite {
+  private val allocator = new RootAllocator()
+  private val dir = Files.createTempDirectory("zonemap").toFile
+  private val store = new ZoneMapSuite.LocalWrites(new HadoopObjectStore(new Configuration()))
+
+  private def python(args: String*): Seq[Map[String, Any]] = {
+    val venv = sys.env("SPARK_LANCE_VENV")
+    val repo = sys.env("SPARK_LANCE_REPO")
+    val cmd = Seq(new File(venv, "bin/python").getPath, new File(repo, "dev/golden/zonemap.py").getPath) ++ args
+    val p = new ProcessBuilder(cmd: _*).start()
+    val out = new String(p.getInputStream.readAllBytes(), UTF_8)
+    val err = new String(p.getErrorStream.readAllBytes(), UTF_8)
+    assert(p.waitFor() == 0, s"zonemap.py ${args.head} failed:\n$out\n$err")
+    out.linesIterator.filter(_.startsWith("{")).map(Json.parse(_).asInstanceOf[Map[String, Any]]).toSeq
+  }
+
+  private lazy val made = python("make", dir.getPath).head
+  private def table = new File(dir, "table").getPath
+  private def versions = made("versions").asInstanceOf[Seq[Any]].map(_.toString.toDouble.toLong)
+  private def reference = made("reference").asInstanceOf[Map[String, Map[String, Any]]]
+
+  /** The appended rows fed to a builder as the fragment writer would: files of 200 rows, in slices of `slice` rows. */
+  private def build(targets: IndexedSeq[ZoneMapTarget], slice: Int): IndexedSeq[FragmentZoneMaps] = {
+    val builder = new ZoneMapBuilder(targets)
+    val in = new FileInputStream(new File(dir, "new.arrow"))
+    val reader = new ArrowFileReader(in.getChannel, allocator)
+    try {
+      var inFile = 0L
+      while (reader.loadNextBatch()) {
+        val batch = reader.getVectorSchemaRoot
+        var from = 0
+        while (from < batch.getRowCount) {
+          val count = Seq(slice.toLong, 200 - inFile, (batch.getRowCount - from).toLong).min.toInt
+          builder.observe(batch, from, count, inFile)
+          from += count
+          inFile = (inFile + count) % 200
+        }
+      }
+    } finally { reader.close(); in.close() }
+    builder.fragments()
+  }
+
+  private lazy val before = Snapshot.open(store, table, Some(versions(0)))
+  private lazy val after = Snapshot.open(store, table, Some(versions(1)))
+  private lazy val targets = ZoneMapWriter.targets(store, table, before.manifest, before.manifest.schema)
+  private lazy val newFragments = after.manifest.fragments.filter(_.id > 0)
+  private lazy val update = ZoneMapWriter.prepare(store, table, after.manifest, targets,
+    newFragments.zip(build(targets, 37)), createdAt = 1764000000000L).get
+
+  test("every ZONEMAP index is a target, with its zone size") {
+    assert(targets.map(t => t.indexName -> t.rowsPerZone).toMap ==
+      before.manifest.schema.fields.map(f => s"${f.name}_idx" -> (if (f.name == "id") 8192L else 100L)).toMap)
+    assert(targets.forall(t => before.manifest.schema.fields(t.column).id == t.fieldId))
+  }
+
+  test("zones do not depend on how the rows are sliced into batches") {
+    assert(build(targets, 37) == build(targets, 1000))
+    assert(build(targets, 1000).map(_.rows) == Seq(200L, 200L, 130L))
+  }
+
+  test("the new index metadata is what pylance's optimize_indices records") {
+    assert(update.added.map(_.name).toSet == reference.keySet)
+    assert(update.removed.map(_.name).toSet == reference.keySet)
+    update.added.foreach { a =>
+      val r = reference(a.name)
+      val old = before.manifest.indices.find(_.name == a.name).get
+      assert(a.uuid != old.uuid)
+      assert(a.fields == old.fields)
+      assert(a.fragments.toArray.toSeq == r("fragment_ids").asInstanceOf[Seq[Any]].map(_.toString.toDouble.toInt), a.name)
+      assert(a.datasetVersion == r("dataset_version").toString.toDouble.toLong, a.name)
+      assert(a.indexVersion == r("index_version").toString.toDouble.toInt)
+      assert(a.detailsTypeUrl == r("details_url"))
+      assert(a.details.map(b => f"$b%02x").mkString == r("details"), a.name)
+      assert(a.files.map(_._1) == r("files"))
+      assert(a.files.head._2 == new File(table, s"_indices/${a.uuid}/zonemap.lance").length())
+    }
+  }
+
+  test("pylance reads our zonemap.lance equal to its own: schema, metadata, every zone, the null rows") {
+    val pairs = update.added.flatMap(a => Seq(new File(table, s"_indices/${a.uuid}/zonemap.lance").getPath, reference(a.name)("file").toString))
+    val verdicts = python("compare" +: pairs: _*)
+    assert(verdicts.length == update.added.length)
+    val bad = verdicts.filterNot(_("equal") == true)
+    assert(bad.isEmpty, bad.map(v => s"${v("file")}: ${v("diff")}").mkString("\n"))
+  }
+
+  test("our reader reads the zones we wrote as it reads pylance's") {
+    val locations = new FileLocations(table, after.manifest)
+    update.added.foreach { a =>
+      val field = after.manifest.schema.fields.find(_.id == a.fields.head).get
+      val arrowType = field.toArrow(table).getType
+      val ours = ZoneMapIndex.load(store, new File(table, s"_indices/${a.uuid}").getPath,
+        IndexMetadata(a.uuid, a.name, a.fields, a.datasetVersion, Some(a.fragments), ZoneMapIndex.Kind, None), arrowType)
+      val refDir = new File(reference(a.name)("file").toString).getParentFile
+      val theirs = ZoneMapIndex.load(store, refDir.getPath,
+        IndexMetadata(refDir.getName, a.name, a.fields, a.datasetVersion, Some(a.fragments), ZoneMapIndex.Kind, None), arrowType)
+      assert(ours.toString == theirs.toString, a.name) // NaN bounds compare equal as text
+      assert(ours.map(_.fragmentId).distinct == Seq(0L, 1L, 2L, 3L), a.name)
+      assert(locations.indexDir(update.removed.find(_.name == a.name).get).endsWith(update.removed.find(_.name == a.name).get.uuid))
+    }
+  }
+
+  test("pylance commits our update and answers filters through our indices as through its own") {
+    val json = new StringBuilder("{\"added\": [")
+    json.append(update.added.map { a =>
+      s"""{"uuid": "${a.uuid}", "name": "${a.name}", "fields": [${a.fields.mkString(",")}], "dataset_version": ${a.datasetVersion},
+         |"fragment_ids": [${a.fragments.toArray.mkString(",")}], "index_version": ${a.indexVersion}, "created_at": ${a.createdAt},
+         |"files": [${a.files.map { case (p, s) => s"""["$p", $s]""" }.mkString(",")}], "details_url": "${a.detailsTypeUrl}",
+         |"details": "${a.details.map(b => f"$b%02x").mkString}"}""".stripMargin
+    }.mkString(","))
+    json.append("], \"removed\": [").append(update.removed.map(r => "\"" + r.uuid + "\"").mkString(",")).append("]}")
+    val spec = new File(dir, "update.json")
+    Files.write(spec.toPath, json.toString.getBytes(UTF_8))
+    val result = python("commit", table, spec.getPath, new File(dir, "reference").getPath).head
+    assert(result("rows").toString.toDouble == 780)
+    val indexed = result("indexed").asInstanceOf[Map[String, Any]]
+    assert(indexed.keySet == reference.keySet && indexed.values.forall(_.toString.toDouble == 780), indexed)
+    assert(result("wrong") == Seq(), result("wrong"))
+    assert(result("same_plans").asInstanceOf[Seq[Any]].forall(_ == true), result("same_plans"))
+    val latest = Snapshot.open(store, table, None).manifest
+    assert(latest.indices.map(_.uuid).toSet == update.added.map(_.uuid).toSet)
+    assert(latest.indices.forall(_.fragments.exists(_.getCardinality == 4)))
+  }
+
+  test("an update that will not be committed removes its files") {
+    val again = ZoneMapWriter.prepare(store, table, after.manifest, targets, newFragments.zip(build(targets, 1000))).get
+    val files = again.added.map(a => new File(table, s"_indices/${a.uuid}/zonemap.lance"))
+    assert(files.forall(_.exists))
+    again.discard(store, table)
+    assert(!files.exists(_.exists))
+  }
+
+  test("no target, nothing to update: an index that the committed version replaced is left alone") {
+    val renamed = targets.map(t => t.copy(indexName = t.indexName + "_gone"))
+    assert(ZoneMapWriter.prepare(store, table, after.manifest, renamed, newFragments.zip(build(targets, 1000))).isEmpty)
+    val otherZoneSize = targets.map(t => t.copy(rowsPerZone = t.rowsPerZone + 1))
+    assert(ZoneMapWriter.prepare(store, table, after.manifest, otherZoneSize, newFragments.zip(build(targets, 1000))).isEmpty)
+  }
+}
+
+object ZoneMapSuite {
+  /** Local files written directly (the storage part gives HadoopObjectStore its own writes). */
+  final class LocalWrites(inner: ObjectStore) extends ObjectStore {
+    private def local(path: String) = new File(new java.net.URI(if (path.contains(":")) path else "file:" + path).getPath)
+    override def size(path: String): Long = inner.size(path)
+    override def exists(path: String): Boolean = inner.exists(path)
+    override def isDirectory(path: String): Boolean = inner.isDirectory(path)
+    override def entryExists(path: String): Boolean = inner.entryExists(path)
+    override def list(dir: String): Seq[FileEntry] = inner.list(dir)
+    override def listNames(dir: String): Seq[String] = inner.listNames(dir)
+    override def listRecursive(dir: String): Seq[FileEntry] = inner.listRecursive(dir)
+    override def open(path: String, knownSize: Option[Long]): RangeReader = inner.open(path, knownSize)
+    override def requireAtomicCreate(path: String): Unit = ()
+    override def create(path: String): FileSink = {
+      val f = local(path)
+      f.getParentFile.mkdirs()
+      FileSink.of(new FileOutputStream(f))
+    }
+    override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult = throw new UnsupportedOperationException
+    override def delete(path: String): Boolean = local(path).delete()
+  }
+}
