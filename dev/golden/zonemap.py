@@ -4,7 +4,7 @@
 Usage:
   python dev/golden/zonemap.py make DIR
       Writes DIR/table: one fragment of 250 rows of many column types with a ZONEMAP index on
-      each column (100 rows per zone, the default 8192 on `id`), then appends the 530 rows of
+      each column (a list column's included) (100 rows per zone, the default 8192 on `id`), then appends the 530 rows of
       DIR/new.arrow (also written) in fragments of at most 200 rows, without touching the
       indices. DIR/reference is a copy of DIR/table on which pylance's `optimize_indices`
       then extended every index: the reference for what spark-lance writes. Prints one JSON
@@ -14,6 +14,11 @@ Usage:
       For each pair of zonemap.lance files: schema (names, types, nullability), schema
       metadata, every value (NaN equal to NaN) and the null rows' bitmap (as sets of row
       addresses), each equal or not. One JSON object per pair: {"file", "equal", "diff"}.
+  python dev/golden/zonemap.py seed DATAFILE.lance COLUMN OURS.arrow [...]
+      For each triple: the zones pylance embedded for COLUMN in the data file it wrote (the
+      global buffer its schema metadata `lance.seed.COLUMN` names) against the Arrow IPC file
+      OURS.arrow: schema, `seed_null_bitmap`, every value, and the rows per zone recorded.
+      One JSON object per triple: {"file", "equal", "diff"}.
   python dev/golden/zonemap.py commit TABLE UPDATE.json REFERENCE
       Commits the CreateIndex transaction of UPDATE.json ({"added": [...], "removed": [uuids]})
       with pylance, then checks that pylance answers filters through the indices as it does on
@@ -76,6 +81,8 @@ def _columns(start: int, n: int) -> dict:
         "tsn": pa.array([((i * 7877) % 10**6 - 5 * 10**5) * 1001 for i in rows], pa.timestamp("ns")),
         "dec": pa.array([None if i % 15 == 0 else decimal.Decimal((i * 523) % 20001 - 10000) / 100 for i in rows], pa.decimal128(10, 2)),
         "fsb": pa.array([None if i % 5 == 1 else bytes([i % 256]) * 4 for i in rows], pa.binary(4)),
+        # Nested: pylance keeps null counts only; spark-lance leaves such an index as it is.
+        "lst": pa.array([None if i % 4 == 0 else [i, -i] for i in rows], pa.list_(pa.int32())),
     }
 
 
@@ -193,6 +200,29 @@ def compare(ours: str, theirs: str) -> dict:
     return {"file": ours, "equal": not diff, "diff": diff}
 
 
+def seed(data_file: str, column: str, ours: str) -> dict:
+    diff = []
+    r = LanceFileReader(data_file)
+    meta = r.metadata()
+    schema_meta = r.read_all().to_table().schema.metadata or {}
+    entry = schema_meta.get(f"lance.seed.{column}".encode())
+    if entry is None:
+        return {"file": ours, "equal": False, "diff": [f"{data_file} has no seed for {column}"]}
+    buffer, rows_per_zone = entry.decode().split(":")
+    theirs = pa.ipc.open_file(pa.py_buffer(bytes(r.read_global_buffer(int(buffer))))).read_all()
+    mine = pa.ipc.open_file(ours).read_all()
+    if mine.schema.remove_metadata() != theirs.schema.remove_metadata():
+        diff.append(f"schema {mine.schema} != {theirs.schema}")
+    if (mine.schema.metadata or {}) != (theirs.schema.metadata or {}):
+        diff.append(f"metadata {mine.schema.metadata} != {theirs.schema.metadata}")
+    for name in theirs.column_names:
+        if name in mine.column_names:
+            a, b = mine.column(name).to_pylist(), theirs.column(name).to_pylist()
+            if len(a) != len(b) or not all(_same(x, y) for x, y in zip(a, b)):
+                diff.append(f"{name}: {a} != {b}")
+    return {"file": ours, "equal": not diff, "diff": diff, "rows_per_zone": int(rows_per_zone)}
+
+
 FILTERS = [
     "id >= 600", "id < 100", "i32 > 400", "i32 IS NULL", "u8 = 17", "f64 > 50.5", "f64 < -100", "f32 <= -20",
     "f16 > 15", "b = false", "s > 'zeta5'", "s IS NULL", "ls < 'v0100'", "d32 > date '2010-01-01'",
@@ -238,6 +268,9 @@ if __name__ == "__main__":
     elif cmd == "compare":
         for o, t in zip(args[0::2], args[1::2]):
             print(json.dumps(compare(o, t)))
+    elif cmd == "seed":
+        for d, c, o in zip(args[0::3], args[1::3], args[2::3]):
+            print(json.dumps(seed(d, c, o)))
     elif cmd == "commit":
         print(json.dumps(commit(args[0], args[1], args[2])))
     else:

@@ -91,13 +91,16 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
     numExtraBuffers
   }
 
-  /** Writes what is buffered and the file's metadata, and closes the sink. */
-  def finish(): WrittenFile = {
+  /**
+   * Writes what is buffered and the file's metadata, and closes the sink. `extraMetadata` joins
+   * the schema's metadata in the file (entries naming global buffers added meanwhile).
+   */
+  def finish(extraMetadata: Map[String, String] = Map.empty): WrittenFile = {
     if (finished) throw new IllegalStateException("the file writer has finished")
     finished = true
     encoders.foreach(_.finish().foreach(writePage))
     val descriptorAt = sink.position
-    val descriptor = FileMetadataCodec.buildDescriptor(FileDescriptor(flatFields, rows, schema.metadata))
+    val descriptor = FileMetadataCodec.buildDescriptor(FileDescriptor(flatFields, rows, schema.metadata ++ extraMetadata))
     sink.write(descriptor)
     val columnMetaStart = sink.position
     val columnEncodings = encoders.flatMap(_.columnEncodings)

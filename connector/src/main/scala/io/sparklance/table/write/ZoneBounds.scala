@@ -4,9 +4,11 @@ import scala.collection.immutable.ArraySeq
 
 import org.apache.arrow.memory.ArrowBuf
 import org.apache.arrow.memory.util.Float16
-import org.apache.arrow.vector.{BaseFixedWidthVector, BaseLargeVariableWidthVector, BaseVariableWidthVector, BitVector, FieldVector}
+import org.apache.arrow.vector.{BaseFixedWidthVector, BaseLargeVariableWidthVector, BaseVariableWidthVector, BitVector, BitVectorHelper, FieldVector}
 import org.apache.arrow.vector.types.FloatingPointPrecision
 import org.apache.arrow.vector.types.pojo.ArrowType
+
+import io.sparklance.util.Errors
 
 // Spec: rust/arrow-stats/src/lib.rs (StatisticsAccumulator, find_min_max) and
 // rust/lance-index/src/scalar/zonemap.rs (ZoneMapProcessor), which pylance 14 uses for a
@@ -41,6 +43,22 @@ private[write] object ZoneBounds {
     case _: ArrowType.Decimal => Some(() => new Decimals)
     case _: ArrowType.FixedSizeBinary => Some(() => Unbounded)
     case _ => None
+  }
+
+  /** Sets row `i` of a min or max column (of the bounded column's type) to `bound`, or null. */
+  def set(v: FieldVector, i: Int, bound: Option[ArraySeq[Byte]]): Unit = (v, bound) match {
+    case (b: BitVector, Some(x)) => b.setSafe(i, x.head.toInt)
+    case (f: BaseFixedWidthVector, Some(x)) =>
+      if (x.length != f.getTypeWidth) throw Errors.invalidArgument(s"a ${x.length}-byte zone bound for ${f.getField}")
+      while (f.getValueCapacity <= i) f.reAlloc()
+      f.getDataBuffer.setBytes(i.toLong * f.getTypeWidth, x.toArray)
+      BitVectorHelper.setBit(f.getValidityBuffer, i)
+    case (s: BaseVariableWidthVector, Some(x)) => s.setSafe(i, x.toArray)
+    case (s: BaseLargeVariableWidthVector, Some(x)) => s.setSafe(i, x.toArray)
+    case (f: BaseFixedWidthVector, None) => f.setNull(i)
+    case (s: BaseVariableWidthVector, None) => s.setNull(i)
+    case (s: BaseLargeVariableWidthVector, None) => s.setNull(i)
+    case _ => throw Errors.unsupported(s"zone bounds of ${v.getField.getType}", "the zone map writer")
   }
 
   private def littleEndian(x: Long, width: Int): ArraySeq[Byte] = {

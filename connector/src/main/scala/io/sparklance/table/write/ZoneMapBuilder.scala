@@ -18,9 +18,10 @@ import io.sparklance.util.Errors
 
 /**
  * A ZONEMAP index a write extends: its name, the indexed top-level field (`column`: its
- * position in the written batches) and the index's zone size.
+ * position in the written batches, `columnName` its name), the index's zone size and whether
+ * its details ask for zones embedded in the data files ([[ZoneSeed]]).
  */
-final case class ZoneMapTarget(indexName: String, fieldId: Int, column: Int, rowsPerZone: Long) {
+final case class ZoneMapTarget(indexName: String, fieldId: Int, column: Int, columnName: String, rowsPerZone: Long, seeds: Boolean) {
   if (rowsPerZone < 1 || rowsPerZone > Int.MaxValue)
     throw Errors.invalidArgument(s"zone map $indexName: $rowsPerZone rows per zone; expected 1 to ${Int.MaxValue}")
 }
@@ -35,10 +36,9 @@ final case class ZoneStats(start: Long, length: Long, nullCount: Long, nanCount:
 
 /**
  * The zones of one fragment for one target, and its null rows as a portable 32-bit Roaring
- * bitmap of row offsets (empty when there is none). `bounded` is false when the column's type
- * has no zone statistics here; such a target's index is left as it is.
+ * bitmap of row offsets (empty when there is none).
  */
-final case class ColumnZones(bounded: Boolean, zones: IndexedSeq[ZoneStats], nullRows: ArraySeq[Byte])
+final case class ColumnZones(zones: IndexedSeq[ZoneStats], nullRows: ArraySeq[Byte])
 
 /** What the zone maps of one written fragment hold, one entry per target, in target order. */
 final case class FragmentZoneMaps(rows: Long, columns: IndexedSeq[ColumnZones])
@@ -50,8 +50,9 @@ final case class FragmentZoneMaps(rows: Long, columns: IndexedSeq[ColumnZones])
  * travels with the fragments to the driver.
  */
 final class ZoneMapBuilder(val targets: IndexedSeq[ZoneMapTarget]) {
-  private final class Column(target: ZoneMapTarget) {
-    private var bounds: Option[ZoneBounds] = _
+  private final class Column(val target: ZoneMapTarget) {
+    private var bounds: ZoneBounds = _
+    var valueType: org.apache.arrow.vector.types.pojo.ArrowType = _
     private val zones = ArrayBuffer.empty[ZoneStats]
     private var nullRows = new RoaringBitmap()
     private var zoneStart = 0L
@@ -60,54 +61,54 @@ final class ZoneMapBuilder(val targets: IndexedSeq[ZoneMapTarget]) {
 
     def observe(batch: VectorSchemaRoot, from: Int, count: Int, fragmentOffset: Long): Unit = {
       val v = batch.getVector(target.column)
-      if (bounds == null) bounds = ZoneBounds.of(v.getField.getType).map(_())
-      bounds.foreach { b =>
-        val hasNulls = v.getNullCount > 0
-        var i = from
-        val end = from + count
-        while (i < end) {
-          val take = math.min(end - i, target.rowsPerZone - zoneRows).toInt
-          if (hasNulls) {
-            var j = i
-            while (j < i + take) {
-              if (v.isNull(j)) { nullRows.add((fragmentOffset + (j - from)).toInt); zoneNulls += 1 }
-              j += 1
-            }
+      if (bounds == null) {
+        valueType = v.getField.getType
+        bounds = ZoneBounds.of(valueType).getOrElse(throw Errors.unsupported(
+          s"zone maps over $valueType (index ${target.indexName})", "the zone map builder"))()
+      }
+      val hasNulls = v.getNullCount > 0
+      var i = from
+      val end = from + count
+      while (i < end) {
+        val take = math.min(end - i, target.rowsPerZone - zoneRows).toInt
+        if (hasNulls) {
+          var j = i
+          while (j < i + take) {
+            if (v.isNull(j)) { nullRows.add((fragmentOffset + (j - from)).toInt); zoneNulls += 1 }
+            j += 1
           }
-          b.add(v, i, i + take, hasNulls)
-          zoneRows += take
-          i += take
-          if (zoneRows == target.rowsPerZone) closeZone(b)
         }
+        bounds.add(v, i, i + take, hasNulls)
+        zoneRows += take
+        i += take
+        if (zoneRows == target.rowsPerZone) closeZone()
       }
     }
 
-    private def closeZone(b: ZoneBounds): Unit = {
-      zones += ZoneStats(zoneStart, zoneRows, zoneNulls, b.nans, b.min, b.max)
+    private def closeZone(): Unit = {
+      zones += ZoneStats(zoneStart, zoneRows, zoneNulls, bounds.nans, bounds.min, bounds.max)
       zoneStart += zoneRows
       zoneRows = 0
       zoneNulls = 0
-      b.reset()
+      bounds.reset()
     }
 
-    def finishFragment(): ColumnZones = bounds match {
-      case Some(b) =>
-        if (zoneRows > 0) closeZone(b)
-        val bytes =
-          if (nullRows.isEmpty) ArraySeq.empty[Byte]
-          else {
-            // Run containers where they are smaller, as the Rust roaring crate serializes.
-            nullRows.runOptimize()
-            val out = java.nio.ByteBuffer.allocate(nullRows.serializedSizeInBytes())
-            nullRows.serialize(out)
-            ArraySeq.unsafeWrapArray(out.array())
-          }
-        val result = ColumnZones(bounded = true, zones.toIndexedSeq, bytes)
-        zones.clear()
-        nullRows = new RoaringBitmap()
-        zoneStart = 0
-        result
-      case _ => ColumnZones(bounded = false, IndexedSeq.empty, ArraySeq.empty)
+    def finishFragment(): ColumnZones = {
+      if (zoneRows > 0) closeZone()
+      val bytes =
+        if (nullRows.isEmpty) ArraySeq.empty[Byte]
+        else {
+          // Run containers where they are smaller, as the Rust roaring crate serializes.
+          nullRows.runOptimize()
+          val out = java.nio.ByteBuffer.allocate(nullRows.serializedSizeInBytes())
+          nullRows.serialize(out)
+          ArraySeq.unsafeWrapArray(out.array())
+        }
+      val result = ColumnZones(zones.toIndexedSeq, bytes)
+      zones.clear()
+      nullRows = new RoaringBitmap()
+      zoneStart = 0
+      result
     }
   }
 
@@ -117,7 +118,8 @@ final class ZoneMapBuilder(val targets: IndexedSeq[ZoneMapTarget]) {
 
   /**
    * Rows `[from, from + count)` of `batch` (the written schema's batch) were appended to the
-   * open data file at row `fragmentOffset`; offset 0 starts a new fragment.
+   * open data file at row `fragmentOffset`; offset 0 starts a new fragment (ending the last
+   * one, unless [[finishFragment]] did).
    */
   def observe(batch: VectorSchemaRoot, from: Int, count: Int, fragmentOffset: Long): Unit = if (count > 0) {
     if (fragmentOffset == 0 && fragmentRows > 0) finishFragment()
@@ -129,10 +131,22 @@ final class ZoneMapBuilder(val targets: IndexedSeq[ZoneMapTarget]) {
     fragmentRows += count
   }
 
-  private def finishFragment(): Unit = {
-    done += FragmentZoneMaps(fragmentRows, columns.map(_.finishFragment()))
+  /** Ends the fragment being written (its data file is closing) and returns its zone maps. */
+  def finishFragment(): FragmentZoneMaps = {
+    val f = FragmentZoneMaps(fragmentRows, columns.map(_.finishFragment()))
+    done += f
     fragmentRows = 0
+    f
   }
+
+  /**
+   * The zones of fragment `f` that pylance embeds in its data file, for the targets whose
+   * index asks for them; the writer adds each as a global buffer with its metadata entry.
+   */
+  def seeds(f: FragmentZoneMaps, allocator: org.apache.arrow.memory.BufferAllocator): IndexedSeq[ZoneSeed] =
+    columns.zip(f.columns).collect { case (c, z) if c.target.seeds && c.valueType != null =>
+      ZoneSeed.encode(c.target.columnName, c.target.rowsPerZone, c.valueType, z, allocator)
+    }
 
   /** The zone maps of every fragment written, in the order they were written. */
   def fragments(): IndexedSeq[FragmentZoneMaps] = {

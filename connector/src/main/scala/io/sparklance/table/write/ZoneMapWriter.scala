@@ -63,19 +63,22 @@ object ZoneMapWriter {
 
   /**
    * The ZONEMAP indices of `manifest` that a write of `schema` (the batches' schema, field ids
-   * as in the manifest) can extend: one segment each, on one top-level field, with a known
-   * fragment set. The zone size comes from the details, else from the index file.
+   * as in the manifest) can extend: one segment each, on one top-level field of a type with
+   * zone statistics here (not nested), with a known fragment set. The zone size comes from the
+   * details, else from the index file.
    */
   def targets(store: ObjectStore, root: String, manifest: Manifest, schema: LanceSchema): IndexedSeq[ZoneMapTarget] = {
     val zoneMaps = manifest.indices.filter(_.kind == ZoneMapIndex.Kind)
     val locations = new FileLocations(root, manifest)
     zoneMaps.filter(i => i.fragments.isDefined && zoneMaps.count(_.name == i.name) == 1).flatMap { i =>
       val column = i.fields match {
-        case Seq(id) => Some(schema.fields.indexWhere(_.id == id)).filter(_ >= 0)
+        case Seq(id) => Some(schema.fields.indexWhere(_.id == id)).filter(c =>
+          c >= 0 && ZoneBounds.of(schema.fields(c).toArrowForWrite(s"index ${i.name}").getType).isDefined)
         case _ => None
       }
       column.map { c =>
-        val rowsPerZone = ZoneMapDetailsCodec.parse(i.details.toArray, s"index ${i.name}").rowsPerZone.getOrElse {
+        val details = ZoneMapDetailsCodec.parse(i.details.toArray, s"index ${i.name}")
+        val rowsPerZone = details.rowsPerZone.getOrElse {
           val allocator = new RootAllocator(1L << 20)
           try {
             val file = IndexFile.open(store, locations.indexDir(i), i, FileName, allocator)
@@ -83,7 +86,7 @@ object ZoneMapWriter {
             finally file.close()
           } finally allocator.close()
         }
-        ZoneMapTarget(i.name, i.fields.head, c, rowsPerZone)
+        ZoneMapTarget(i.name, i.fields.head, c, schema.fields(c).name, rowsPerZone, details.useSeeds.getOrElse(false))
       }
     }
   }
@@ -109,7 +112,7 @@ object ZoneMapWriter {
       val same = committed.indices.filter(_.name == target.indexName)
       same match {
         case Seq(old) if old.kind == ZoneMapIndex.Kind && old.fields == IndexedSeq(target.fieldId) &&
-            old.fragments.exists(b => !ids.exists(id => b.contains(id.toInt))) && written.forall(_._2.columns(t).bounded) =>
+            old.fragments.exists(b => !ids.exists(id => b.contains(id.toInt))) =>
           val details = ZoneMapDetailsCodec.parse(old.details.toArray, s"index ${old.name}")
           if (details.rowsPerZone.exists(_ != target.rowsPerZone)) None
           else {
@@ -189,7 +192,7 @@ object ZoneMapWriter {
     try {
       root.getFieldVectors.asScala.foreach(_.setInitialCapacity(n))
       root.allocateNew()
-      val Seq(min, max, nullCount, nanCount, fragmentId, zoneStart, zoneLength) = root.getFieldVectors.asScala.toSeq
+      val Seq(min, max, nullCount, nanCount, fragmentId, zoneStart, zoneLength) = root.getFieldVectors.asScala.toSeq: @unchecked
       (0 until old.rows).foreach { i =>
         min.copyFromSafe(i, i, old.min)
         max.copyFromSafe(i, i, old.max)
@@ -204,8 +207,8 @@ object ZoneMapWriter {
       }
       newZones.iterator.zipWithIndex.foreach { case ((id, z), k) =>
         val i = old.rows + k
-        setBound(min, i, z.min)
-        setBound(max, i, z.max)
+        ZoneBounds.set(min, i, z.min)
+        ZoneBounds.set(max, i, z.max)
         nullCount.asInstanceOf[UInt4Vector].setSafe(i, count(z.nullCount, "null_count"))
         nanCount.asInstanceOf[UInt4Vector].setSafe(i, count(z.nanCount, "nan_count"))
         fragmentId.asInstanceOf[UInt8Vector].setSafe(i, id)
@@ -224,25 +227,9 @@ object ZoneMapWriter {
   }
 
   /** The index stores counts as UInt32 (stat_count_to_u32 refuses more). */
-  private def count(n: Long, what: String): Int =
+  private[write] def count(n: Long, what: String): Int =
     if (n < 0 || n > 0xffffffffL) throw Errors.invalidArgument(s"a zone's $what of $n does not fit the index's UInt32")
     else n.toInt
-
-  /** Sets row `i` of a min or max column to the bound's bytes, or null. */
-  private def setBound(v: FieldVector, i: Int, bound: Option[ArraySeq[Byte]]): Unit = (v, bound) match {
-    case (b: BitVector, Some(x)) => b.setSafe(i, x.head.toInt)
-    case (f: BaseFixedWidthVector, Some(x)) =>
-      if (x.length != f.getTypeWidth) throw Errors.invalidArgument(s"a ${x.length}-byte zone bound for ${f.getField}")
-      while (f.getValueCapacity <= i) f.reAlloc()
-      f.getDataBuffer.setBytes(i.toLong * f.getTypeWidth, x.toArray)
-      org.apache.arrow.vector.BitVectorHelper.setBit(f.getValidityBuffer, i)
-    case (s: BaseVariableWidthVector, Some(x)) => s.setSafe(i, x.toArray)
-    case (s: BaseLargeVariableWidthVector, Some(x)) => s.setSafe(i, x.toArray)
-    case (f: BaseFixedWidthVector, None) => f.setNull(i)
-    case (s: BaseVariableWidthVector, None) => s.setNull(i)
-    case (s: BaseLargeVariableWidthVector, None) => s.setNull(i)
-    case _ => throw Errors.unsupported(s"zone bounds of ${v.getField.getType}", "the zone map writer")
-  }
 
   /** The index's bitmap of null rows (RowAddrTreeMap's serialization), parsed as far as merging needs. */
   private object NullRows {

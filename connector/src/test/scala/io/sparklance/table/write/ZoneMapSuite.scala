@@ -48,7 +48,9 @@ class ZoneMapSuite extends AnyFunSuite {
   private def reference = made("reference").asInstanceOf[Map[String, Map[String, Any]]]
 
   /** The appended rows fed to a builder as the fragment writer would: files of 200 rows, in slices of `slice` rows. */
-  private def build(targets: IndexedSeq[ZoneMapTarget], slice: Int): IndexedSeq[FragmentZoneMaps] = {
+  private def build(targets: IndexedSeq[ZoneMapTarget], slice: Int): IndexedSeq[FragmentZoneMaps] = builder(targets, slice).fragments()
+
+  private def builder(targets: IndexedSeq[ZoneMapTarget], slice: Int): ZoneMapBuilder = {
     val builder = new ZoneMapBuilder(targets)
     val in = new FileInputStream(new File(dir, "new.arrow"))
     val reader = new ArrowFileReader(in.getChannel, allocator)
@@ -65,7 +67,7 @@ class ZoneMapSuite extends AnyFunSuite {
         }
       }
     } finally { reader.close(); in.close() }
-    builder.fragments()
+    builder
   }
 
   private lazy val before = Snapshot.open(store, table, Some(versions(0)))
@@ -75,9 +77,12 @@ class ZoneMapSuite extends AnyFunSuite {
   private lazy val update = ZoneMapWriter.prepare(store, table, after.manifest, targets,
     newFragments.zip(build(targets, 37)), createdAt = 1764000000000L).get
 
-  test("every ZONEMAP index is a target, with its zone size") {
+  /** The indices we extend: all but the one on a nested column, which has no bounds. */
+  private def extended = reference.keySet - "lst_idx"
+
+  test("every ZONEMAP index on a column with bounds is a target, with its zone size") {
     assert(targets.map(t => t.indexName -> t.rowsPerZone).toMap ==
-      before.manifest.schema.fields.map(f => s"${f.name}_idx" -> (if (f.name == "id") 8192L else 100L)).toMap)
+      before.manifest.schema.fields.filter(_.name != "lst").map(f => s"${f.name}_idx" -> (if (f.name == "id") 8192L else 100L)).toMap)
     assert(targets.forall(t => before.manifest.schema.fields(t.column).id == t.fieldId))
   }
 
@@ -86,9 +91,30 @@ class ZoneMapSuite extends AnyFunSuite {
     assert(build(targets, 1000).map(_.rows) == Seq(200L, 200L, 130L))
   }
 
+  test("the zones we would embed in each data file are those pylance embeds") {
+    val b = builder(targets, 37)
+    val seeded = targets.filter(_.seeds).map(_.columnName)
+    // pylance embeds zones of strings, binaries, decimals and wider fixed-size binaries (default_use_seeds).
+    assert(seeded.toSet == Set("s", "ls", "bin", "dec"))
+    val triples = b.fragments().zip(newFragments).zipWithIndex.flatMap { case ((z, f), k) =>
+      val seeds = b.seeds(z, allocator)
+      assert(seeds.map(_.metadataKey) == seeded.map(ZoneSeed.key))
+      assert(seeds.map(_.metadataValue(3)) == seeded.map(_ => "3:100"))
+      seeds.flatMap { seed =>
+        val ours = new File(dir, s"seed_${k}_${seed.metadataKey}.arrow")
+        Files.write(ours.toPath, seed.bytes)
+        Seq(new File(table, s"data/${f.files.head.path}").getPath, seed.metadataKey.stripPrefix("lance.seed."), ours.getPath)
+      }
+    }
+    val verdicts = python("seed" +: triples: _*)
+    assert(verdicts.length == 3 * seeded.length)
+    val bad = verdicts.filterNot(v => v("equal") == true && v("rows_per_zone").toString.toDouble == 100)
+    assert(bad.isEmpty, bad.map(v => s"${v("file")}: ${v("diff")}").mkString("\n"))
+  }
+
   test("the new index metadata is what pylance's optimize_indices records") {
-    assert(update.added.map(_.name).toSet == reference.keySet)
-    assert(update.removed.map(_.name).toSet == reference.keySet)
+    assert(update.added.map(_.name).toSet == extended)
+    assert(update.removed.map(_.name).toSet == extended)
     update.added.foreach { a =>
       val r = reference(a.name)
       val old = before.manifest.indices.find(_.name == a.name).get
@@ -142,12 +168,14 @@ class ZoneMapSuite extends AnyFunSuite {
     val result = python("commit", table, spec.getPath, new File(dir, "reference").getPath).head
     assert(result("rows").toString.toDouble == 780)
     val indexed = result("indexed").asInstanceOf[Map[String, Any]]
-    assert(indexed.keySet == reference.keySet && indexed.values.forall(_.toString.toDouble == 780), indexed)
+    assert(indexed.keySet == reference.keySet, indexed)
+    assert(indexed.forall { case (name, n) => n.toString.toDouble == (if (extended(name)) 780 else 250) }, indexed)
     assert(result("wrong") == Seq(), result("wrong"))
     assert(result("same_plans").asInstanceOf[Seq[Any]].forall(_ == true), result("same_plans"))
     val latest = Snapshot.open(store, table, None).manifest
-    assert(latest.indices.map(_.uuid).toSet == update.added.map(_.uuid).toSet)
-    assert(latest.indices.forall(_.fragments.exists(_.getCardinality == 4)))
+    val lst = before.manifest.indices.find(_.name == "lst_idx").get
+    assert(latest.indices.map(_.uuid).toSet == update.added.map(_.uuid).toSet + lst.uuid)
+    assert(latest.indices.forall(i => i.fragments.exists(_.getCardinality == (if (i.name == "lst_idx") 1 else 4))))
   }
 
   test("an update that will not be committed removes its files") {
