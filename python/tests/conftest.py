@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from s3_server import Endpoint, S3Server
 from sessions import make_session
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,6 +22,13 @@ def spark() -> SparkSession:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Endpoint:
+    """A local S3 server (SeaweedFS) for the whole session, with one empty bucket."""
+    with S3Server.started() as endpoint:
+        yield endpoint
 
 
 @pytest.fixture(scope="session")

@@ -60,7 +60,7 @@ trait ObjectStore {
 
   /**
    * Refuses, before anything is written, a location whose scheme has no atomic
-   * create-if-absent (LANCE_UNSUPPORTED_FEATURE naming the scheme and the ones that work).
+   * create-if-absent (LANCE_NO_ATOMIC_COMMIT naming the scheme and the ones that work).
    */
   def requireAtomicCreate(path: String): Unit
 

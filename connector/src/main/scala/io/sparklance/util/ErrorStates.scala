@@ -30,7 +30,9 @@ object ErrorStates {
     // The table names a base path outside the reader's allowedBasePaths.
     "LANCE_BASE_PATH_NOT_ALLOWED" -> "42501",
     // The URI's scheme has no Hadoop file system on the classpath (e.g. s3a without hadoop-aws).
-    "LANCE_FILE_SYSTEM_NOT_FOUND" -> "0A000")
+    "LANCE_FILE_SYSTEM_NOT_FOUND" -> "0A000",
+    // The location's storage has no atomic create-if-absent, so no version can be committed there.
+    "LANCE_NO_ATOMIC_COMMIT" -> "0A000")
 
   /** The SQLSTATE of `e`: its class's, else its family's. */
   def of(e: LanceException): String = byClass.getOrElse(e.errorClass, e match {

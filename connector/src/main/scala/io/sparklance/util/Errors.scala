@@ -137,6 +137,18 @@ object Errors {
       s"$path: no file system for '$scheme://' is on the classpath. $jars", cause)
 
   /**
+   * A table location whose storage cannot create a file atomically only if it is absent, the
+   * one step that commits a version without overwriting a concurrent writer's (`why` says what
+   * the file system lacks).
+   */
+  def noAtomicCommit(path: String, scheme: String, why: String): UnsupportedFeatureException =
+    new UnsupportedFeatureException("LANCE_NO_ATOMIC_COMMIT",
+      s"$path: cannot write a Lance table on '$scheme': $why. A commit must create the next version's manifest " +
+        "only if no other writer has, in one atomic step. Writable locations: local files (file:/ or a plain path), " +
+        "HDFS (hdfs://, viewfs://) and S3 through s3a (s3://, s3a://, with fs.s3a.create.conditional.enabled=true, " +
+        "the default). Write the table to one of those, or read this one only.")
+
+  /**
    * A location a table names outside its folder and the prefixes the `allowedBasePaths`
    * read option lists: `what` says what lies there (a base path, an external blob).
    */

@@ -1,60 +1,32 @@
 package io.sparklance.spark
 
-import java.io.File
-import java.net.{HttpURLConnection, ServerSocket, URI}
+import java.net.URI
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, FileUtil, Path}
-import org.apache.spark.SparkException
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.testutil.{Golden, LocalSpark}
+import io.sparklance.testutil.{Golden, LocalSpark, S3Server}
 
 /**
- * Tables on S3: `s3://` URIs read through Hadoop's s3a from a local S3 server (moto, from
- * the project's virtualenv) return the same rows as the local copies, whose rows other
- * suites compare with pylance. Object stores have no directories and list by prefix, so
- * this covers version listing, the version hint, refs and deletion files on S3's terms.
+ * Tables on S3: `s3://` URIs read through Hadoop's s3a from a local S3 server (SeaweedFS,
+ * testutil.S3Server) return the same rows as the local copies, whose rows other suites compare
+ * with pylance. Object stores have no directories and list by prefix, so this covers version
+ * listing, the version hint, refs and deletion files on S3's terms.
  */
 class S3Suite extends AnyFunSuite with LocalSpark {
-  private val bucket = "lance-test"
-  private var server: Process = _
-  private var endpoint: String = _
-
-  private def freePort(): Int = { val s = new ServerSocket(0); try s.getLocalPort finally s.close() }
-
-  private def http(method: String, url: String): Int = {
-    val c = new URI(url).toURL.openConnection().asInstanceOf[HttpURLConnection]
-    c.setRequestMethod(method)
-    c.setConnectTimeout(1000)
-    try c.getResponseCode finally c.disconnect()
-  }
+  private var server: S3Server = _
+  private def bucket = server.bucket
 
   override protected def beforeAll(): Unit = {
-    val venv = sys.env.getOrElse("SPARK_LANCE_VENV", fail("SPARK_LANCE_VENV is not set (sbt sets it)"))
-    val moto = new File(venv, "bin/moto_server")
-    assert(moto.canExecute, s"$moto is missing: install python/requirements-dev.txt (make venv)")
-    val port = freePort()
-    endpoint = s"http://127.0.0.1:$port"
-    server = new ProcessBuilder(moto.getPath, "-H", "127.0.0.1", "-p", port.toString)
-      .redirectErrorStream(true).redirectOutput(new File(System.getProperty("java.io.tmpdir"), s"moto-$port.log")).start()
-    val deadline = System.nanoTime() + 60L * 1000000000L
-    while (scala.util.Try(http("GET", endpoint)).isFailure) {
-      if (System.nanoTime() > deadline || !server.isAlive) fail(s"the S3 test server did not start on $endpoint")
-      Thread.sleep(200)
-    }
-    assert(http("PUT", s"$endpoint/$bucket") == 200) // path-style bucket creation
+    server = S3Server.start()
     super.beforeAll()
-    Seq(
-      "fs.s3a.endpoint" -> endpoint, "fs.s3a.path.style.access" -> "true", "fs.s3a.connection.ssl.enabled" -> "false",
-      "fs.s3a.access.key" -> "test", "fs.s3a.secret.key" -> "test", "fs.s3a.endpoint.region" -> "us-east-1",
-      "fs.s3a.aws.credentials.provider" -> "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider")
-      .foreach { case (k, v) => spark.conf.set(k, v) }
+    server.hadoopConf.foreach { case (k, v) => spark.conf.set(k, v) }
     upload("basic_types", "deletions", "branches_tags")
   }
 
   override protected def afterAll(): Unit =
-    try super.afterAll() finally if (server != null) server.destroy()
+    try super.afterAll() finally if (server != null) server.stop()
 
   private def upload(names: String*): Unit = {
     val conf = new Configuration(spark.sparkContext.hadoopConfiguration)

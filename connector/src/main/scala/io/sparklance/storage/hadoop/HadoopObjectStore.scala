@@ -121,12 +121,42 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
     }
   }
 
-  // Writes: the per-scheme atomic primitives land with the storage write work (issue #19).
-  override def requireAtomicCreate(path: String): Unit = throw Errors.unsupported("writing", path)
-  override def create(path: String): FileSink = throw Errors.unsupported("writing", path)
-  override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult = throw Errors.unsupported("writing", path)
-  override def delete(path: String): Boolean = throw Errors.unsupported("deleting", path)
-  override def listRecursive(dir: String): Seq[FileEntry] = throw Errors.unsupported("recursive listing", dir)
+  // ---- writes: each scheme's atomic primitive is chosen by WriteProtocol ----------------
+
+  private def protocol(p: Path, path: String): WriteProtocol =
+    try WriteProtocol.of(fs(p), p, conf)
+    catch { case e: IOException => throw Errors.io(path, "asking the file system what it can write", e) }
+
+  override def requireAtomicCreate(path: String): Unit = { val p = toPath(path); protocol(p, path).requireAtomicCreate(path) }
+
+  override def create(path: String): FileSink = { val p = toPath(path); protocol(p, path).create(path, p) }
+
+  override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult = {
+    val p = toPath(path)
+    protocol(p, path).putIfAbsent(path, p, bytes)
+  }
+
+  override def delete(path: String): Boolean = {
+    val p = toPath(path)
+    try fs(p).delete(p, false)
+    catch {
+      case _: FileNotFoundException => false
+      case e: IOException => throw Errors.io(path, "deleting the file", e)
+    }
+  }
+
+  override def listRecursive(dir: String): Seq[FileEntry] = {
+    val p = toPath(dir)
+    try {
+      val it = fs(p).listFiles(p, true)
+      val out = Seq.newBuilder[FileEntry]
+      while (it.hasNext) { val s = it.next(); out += FileEntry(s.getPath.getName, s.getPath.toString, s.getLen) }
+      out.result()
+    } catch {
+      case _: FileNotFoundException => Seq.empty
+      case e: IOException => throw Errors.io(dir, "listing the directory recursively", e)
+    }
+  }
 
   /**
    * Refuses anything but a regular file before it is opened: opening a named pipe blocks
@@ -153,16 +183,23 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
 
 object HadoopObjectStore {
 
+  /** The AWS SDK v2 version Hadoop 3.5.0 (Spark 4.2.0's) was built with; the S3 tests use it (build.sbt awsSdkVersion). */
+  private val TestedAwsSdk = "2.35.4"
+
   /** Our error for a scheme without a file system, naming the jars that provide it. */
   private def missingFileSystem(path: Path, cause: Throwable) = {
     val scheme = Option(path.toUri.getScheme).getOrElse("file")
     val hadoop = org.apache.hadoop.util.VersionInfo.getVersion
     val jars = scheme match {
       case "s3a" | "s3" | "s3n" =>
-        // The SDK version is the one build.sbt tests with (awsSdkVersion).
-        s"Add org.apache.hadoop:hadoop-aws:$hadoop (the Hadoop version Spark ships) and the AWS SDK v2 it needs " +
-          "(software.amazon.awssdk:bundle, or its modules s3, sts and s3-transfer-manager; spark-lance tests 2.35.4), " +
-          s"e.g. spark-submit --packages org.apache.hadoop:hadoop-aws:$hadoop, and configure s3a as usual (spark.hadoop.fs.s3a.*)."
+        // The coordinates build.sbt tests with (hadoopVersion, awsSdkVersion): hadoop-aws without
+        // the AWS SDK's 686 MB all-in-one bundle, plus only the SDK modules S3A loads.
+        s"Add org.apache.hadoop:hadoop-aws:$hadoop (the Hadoop version Spark ships) without its dependency " +
+          s"software.amazon.awssdk:bundle, plus the AWS SDK modules software.amazon.awssdk:s3, s3-transfer-manager and sts " +
+          s"at the SDK version that Hadoop release was built with (${HadoopObjectStore.TestedAwsSdk} for Hadoop 3.5.0), e.g. " +
+          s"spark-submit --packages org.apache.hadoop:hadoop-aws:$hadoop,software.amazon.awssdk:s3:${HadoopObjectStore.TestedAwsSdk}," +
+          s"software.amazon.awssdk:s3-transfer-manager:${HadoopObjectStore.TestedAwsSdk},software.amazon.awssdk:sts:${HadoopObjectStore.TestedAwsSdk} " +
+          "--exclude-packages software.amazon.awssdk:bundle, and configure s3a as usual (spark.hadoop.fs.s3a.*)."
       case "gs" => "Add Google's gcs-connector (com.google.cloud.bigdataoss:gcs-connector, hadoop3 build) to the classpath."
       case "abfs" | "abfss" | "wasb" | "wasbs" => s"Add org.apache.hadoop:hadoop-azure:$hadoop to the classpath."
       case other => s"Add a Hadoop file system for '$other' to the classpath, or set fs.$other.impl."

@@ -1,0 +1,121 @@
+package io.sparklance.storage.hadoop
+
+import java.io.IOException
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FSDataOutputStream, FileContext, FileSystem, Path, RawLocalFileSystem, StreamCapabilities}
+
+import io.sparklance.storage.{FileSink, PutResult}
+import io.sparklance.util.Errors
+
+/**
+ * How a new file reaches its final name on one kind of file system. A Lance commit is one
+ * atomic create-if-absent of the next manifest; what makes it atomic differs per store
+ * (../shared/reference/toolchain.md has the race results behind each choice):
+ *  - local files: a temporary file in the same folder, then a hard link onto the final name
+ *    ([[LocalWrites]]);
+ *  - HDFS: a temporary file, then a rename that refuses an existing target ([[RenameWrites]]);
+ *  - stores whose Hadoop connector offers conditional create (S3A: one PUT with
+ *    `If-None-Match: *`) ([[ConditionalWrites]]);
+ *  - anything else can stream new files but not commit ([[PlainWrites]]).
+ * `path` arguments are the caller's spelling, for messages; `target` is the Hadoop path.
+ */
+private[hadoop] trait WriteProtocol {
+
+  /** Throws LANCE_NO_ATOMIC_COMMIT where [[putIfAbsent]] cannot be atomic. */
+  def requireAtomicCreate(path: String): Unit = ()
+
+  def create(path: String, target: Path): FileSink
+
+  def putIfAbsent(path: String, target: Path, bytes: Array[Byte]): PutResult
+}
+
+private[hadoop] object WriteProtocol {
+
+  /** Hadoop's builder option and path capability for a create that fails if the file exists. */
+  val ConditionalCreate = "fs.option.create.conditional.overwrite"
+
+  /**
+   * The protocol for `target` on `fs`. The scheme decides, not the class of `fs`: a scheme
+   * registered to some subclass of the local file system is not the local file system.
+   */
+  def of(fs: FileSystem, target: Path, conf: Configuration): WriteProtocol = {
+    val scheme = Option(target.toUri.getScheme).getOrElse(fs.getUri.getScheme)
+    fs match {
+      case local: RawLocalFileSystem if scheme == "file" => new LocalWrites(local)
+      case _ if scheme == "hdfs" || scheme == "viewfs" =>
+        new RenameWrites(fs, FileContext.getFileContext(fs.getUri, conf))
+      case _ if fs.hasPathCapability(target, ConditionalCreate) => new ConditionalWrites(fs)
+      case _ =>
+        val why = if (scheme == "s3a")
+          s"its s3a file system does not offer conditional create ($ConditionalCreate); fs.s3a.create.conditional.enabled is false or the S3 store lacks If-None-Match"
+        else s"its Hadoop file system (${fs.getClass.getName}) offers no atomic create-if-absent"
+        new PlainWrites(fs, scheme, why)
+    }
+  }
+
+  /** The causes of `e`, itself first (bounded: a cause chain can loop). */
+  def causes(e: Throwable): Iterator[Throwable] = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(32)
+}
+
+/** Streams a new file straight to its name, closing it to publish; no atomic create-if-absent. */
+private[hadoop] final class PlainWrites(fs: FileSystem, scheme: String, why: String) extends WriteProtocol {
+
+  override def requireAtomicCreate(path: String): Unit = throw Errors.noAtomicCommit(path, scheme, why)
+
+  override def create(path: String, target: Path): FileSink = HadoopSink.create(fs, path, target)
+
+  override def putIfAbsent(path: String, target: Path, bytes: Array[Byte]): PutResult =
+    throw Errors.noAtomicCommit(path, scheme, why)
+}
+
+/**
+ * A sink over a Hadoop output stream. `publish` runs after the stream closed and makes the file
+ * visible under its final name (nothing when the stream already writes there); a failure on the
+ * way gives the file up, as [[FileSink.close]] requires.
+ */
+private[hadoop] final class HadoopSink(fs: FileSystem, path: String, out: FSDataOutputStream, written: Path, publish: () => Unit)
+    extends FileSink {
+  private var count = 0L
+  private var done = false
+
+  override def position: Long = count
+
+  override def write(bytes: Array[Byte], offset: Int, length: Int): Unit = {
+    if (done) throw new IllegalStateException(s"$path: write after close or abort")
+    try out.write(bytes, offset, length)
+    catch { case e: IOException => throw Errors.io(path, "writing the file", e) }
+    count += length
+  }
+
+  override def close(): Unit = if (!done) {
+    done = true
+    try { out.close(); publish() }
+    catch {
+      case e: IOException =>
+        discard()
+        throw Errors.io(path, "finishing the file", e)
+    }
+  }
+
+  override def abort(): Unit = if (!done) {
+    done = true
+    // An object store's stream (S3A's multipart upload) can be abandoned before anything is
+    // visible; elsewhere closing publishes what was written, so delete it again.
+    if (out.hasCapability(StreamCapabilities.ABORTABLE_STREAM))
+      try { out.abort(); () } catch { case _: IOException | _: UnsupportedOperationException => discard() }
+    else {
+      try out.close() catch { case _: IOException => () }
+      discard()
+    }
+  }
+
+  private def discard(): Unit = try { fs.delete(written, false); () } catch { case _: IOException => () }
+}
+
+private[hadoop] object HadoopSink {
+  /** A sink that writes `target` itself, which must not exist yet. */
+  def create(fs: FileSystem, path: String, target: Path): FileSink =
+    try new HadoopSink(fs, path, fs.create(target, false), target, () => ())
+    catch { case e: IOException => throw Errors.io(path, "creating the file", e) }
+}
