@@ -69,7 +69,9 @@ def _columns(start: int, n: int) -> dict:
         "u64": pa.array([None if i % 9 == 0 else (2**64 - 1 - i if i % 2 else i) for i in rows], pa.uint64()),
         "f64": pa.array([f64(i) for i in rows], pa.float64()),
         "f32": pa.array([None if i % 4 == 0 else (float("nan") if i % 6 == 1 else (i % 50) - 25.5) for i in rows], pa.float32()),
-        "f16": pa.array([None if i % 3 == 0 else float((i % 40) - 20) for i in rows], pa.float16()),
+        "f16": pa.array([None if i % 3 == 0 else (float("nan") if i % 17 == 5 else float((i % 40) - 20)) for i in rows], pa.float16()),
+        # -0.0 orders below 0.0 (IEEE total order): every zone's min is -0.0.
+        "z": pa.array([-0.0 if i % 3 == 0 else (0.0 if i % 3 == 1 else float(i % 10)) for i in rows], pa.float32()),
         "b": pa.array([None if i % 10 == 0 else (i % 100) < 60 for i in rows], pa.bool_()),
         # A whole zone of nulls: rows 450-549 (the new data's first fragment's third zone).
         "s": pa.array([None if (i % 8 == 0 or 450 <= i < 550) else ["é", "zeta", "", "Zulu", "a\u00e9b", "\U0001f600"][i % 6] + str(i % 17)

@@ -61,6 +61,14 @@ private[write] object ZoneBounds {
     case _ => throw Errors.unsupported(s"zone bounds of ${v.getField.getType}", "the zone map writer")
   }
 
+  /** The `width`-byte little-endian value at `at`, sign- or zero-extended. */
+  private def fixed(buf: ArrowBuf, at: Long, width: Int, signed: Boolean): Long = width match {
+    case 8 => buf.getLong(at)
+    case 4 => if (signed) buf.getInt(at).toLong else buf.getInt(at) & 0xffffffffL
+    case 2 => if (signed) buf.getShort(at).toLong else buf.getShort(at) & 0xffffL
+    case _ => if (signed) buf.getByte(at).toLong else buf.getByte(at) & 0xffL
+  }
+
   private def littleEndian(x: Long, width: Int): ArraySeq[Byte] = {
     val out = new Array[Byte](width)
     var i = 0
@@ -85,12 +93,7 @@ private[write] object ZoneBounds {
       while (i < until) {
         if (!hasNulls || !v.isNull(i)) {
           val at = i.toLong * width
-          val x = width match {
-            case 8 => buf.getLong(at)
-            case 4 => if (signed) buf.getInt(at).toLong else buf.getInt(at) & 0xffffffffL
-            case 2 => if (signed) buf.getShort(at).toLong else buf.getShort(at) & 0xffffL
-            case _ => if (signed) buf.getByte(at).toLong else buf.getByte(at) & 0xffL
-          }
+          val x = fixed(buf, at, width, signed)
           if (!any) { lo = x; hi = x; any = true }
           else { if (less(x, lo)) lo = x; if (less(hi, x)) hi = x }
         }
@@ -128,11 +131,7 @@ private[write] object ZoneBounds {
       while (i < until) {
         if (!hasNulls || !v.isNull(i)) {
           val at = i.toLong * width
-          val bits = width match {
-            case 8 => buf.getLong(at)
-            case 4 => buf.getInt(at) & 0xffffffffL
-            case _ => buf.getShort(at) & 0xffffL
-          }
+          val bits = fixed(buf, at, width, signed = false)
           val x = width match {
             case 8 => java.lang.Double.longBitsToDouble(bits)
             case 4 => java.lang.Float.intBitsToFloat(bits.toInt).toDouble

@@ -1,17 +1,14 @@
 package io.sparklance.table.write
 
-import java.io.{File, FileInputStream, FileOutputStream}
+import java.io.{File, FileInputStream}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
-
-import scala.jdk.CollectionConverters._
 
 import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.storage.{FileEntry, FileSink, ObjectStore, PutResult, RangeReader}
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{FileLocations, IndexMetadata, Snapshot, ZoneMapIndex}
 import io.sparklance.util.Json
@@ -29,7 +26,7 @@ import io.sparklance.util.Json
 class ZoneMapSuite extends AnyFunSuite {
   private val allocator = new RootAllocator()
   private val dir = Files.createTempDirectory("zonemap").toFile
-  private val store = new ZoneMapSuite.LocalWrites(new HadoopObjectStore(new Configuration()))
+  private val store = new HadoopObjectStore(new Configuration())
 
   private def python(args: String*): Seq[Map[String, Any]] = {
     val venv = sys.env("SPARK_LANCE_VENV")
@@ -191,28 +188,5 @@ class ZoneMapSuite extends AnyFunSuite {
     assert(ZoneMapWriter.prepare(store, table, after.manifest, renamed, newFragments.zip(build(targets, 1000))).isEmpty)
     val otherZoneSize = targets.map(t => t.copy(rowsPerZone = t.rowsPerZone + 1))
     assert(ZoneMapWriter.prepare(store, table, after.manifest, otherZoneSize, newFragments.zip(build(targets, 1000))).isEmpty)
-  }
-}
-
-object ZoneMapSuite {
-  /** Local files written directly (the storage part gives HadoopObjectStore its own writes). */
-  final class LocalWrites(inner: ObjectStore) extends ObjectStore {
-    private def local(path: String) = new File(new java.net.URI(if (path.contains(":")) path else "file:" + path).getPath)
-    override def size(path: String): Long = inner.size(path)
-    override def exists(path: String): Boolean = inner.exists(path)
-    override def isDirectory(path: String): Boolean = inner.isDirectory(path)
-    override def entryExists(path: String): Boolean = inner.entryExists(path)
-    override def list(dir: String): Seq[FileEntry] = inner.list(dir)
-    override def listNames(dir: String): Seq[String] = inner.listNames(dir)
-    override def listRecursive(dir: String): Seq[FileEntry] = inner.listRecursive(dir)
-    override def open(path: String, knownSize: Option[Long]): RangeReader = inner.open(path, knownSize)
-    override def requireAtomicCreate(path: String): Unit = ()
-    override def create(path: String): FileSink = {
-      val f = local(path)
-      f.getParentFile.mkdirs()
-      FileSink.of(new FileOutputStream(f))
-    }
-    override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult = throw new UnsupportedOperationException
-    override def delete(path: String): Boolean = local(path).delete()
   }
 }
