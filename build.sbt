@@ -53,6 +53,12 @@ lazy val connector = (project in file("connector"))
     Compile / PB.protoSources := Seq((ThisBuild / baseDirectory).value / "protos"),
     Compile / PB.targets := Seq(PB.gens.java(protobufVersion) -> (Compile / sourceManaged).value),
     PB.protocVersion := protobufVersion,
+    // The version every manifest we commit names as its writer (table.commit.WriterIdentity).
+    Compile / resourceGenerators += Def.task {
+      val f = (Compile / resourceManaged).value / "io" / "sparklance" / "version.properties"
+      IO.write(f, s"version=${version.value}\n")
+      Seq(f)
+    }.taskValue,
     Test / fork := true,
     Test / javaOptions ++= sparkJavaModuleOptions ++ Seq("-Xmx4g", "-Xss4m"),
     Test / parallelExecution := false,

@@ -21,11 +21,13 @@ Usage:
       One JSON object per triple: {"file", "equal", "diff"}.
   python dev/golden/zonemap.py commit TABLE UPDATE.json REFERENCE
       Commits the CreateIndex transaction of UPDATE.json ({"added": [...], "removed": [uuids]})
-      with pylance, then checks that pylance answers filters through the indices as it does on
+      with pylance on a copy of TABLE (TABLE_pylance), then checks it as `check` does.
+  python dev/golden/zonemap.py check TABLE REFERENCE
+      Checks that pylance answers filters through the indices as it does on
       REFERENCE (the same rows, indices extended by pylance; its answers are not always those of
       a scan: a zone map prunes NaN where DataFusion's `x > c` keeps it). Prints {"version",
       "indexed": {name: rows indexed}, "rows", "same_plans": [per filter: the index is used on
-      both or neither], "wrong": [filters answered differently]}.
+      both or neither], "wrong": [filters answered differently], "operation" of the last version}.
 """
 
 from __future__ import annotations
@@ -233,22 +235,29 @@ FILTERS = [
 
 
 def commit(table: str, update: str, reference: str) -> dict:
+    """Commits UPDATE.json on a copy of TABLE (TABLE_pylance) with pylance, then checks the copy."""
     spec = json.loads(Path(update).read_text())
+    table = shutil.copytree(table, table + "_pylance")
     ds = lance.dataset(table)
     by_uuid = {i["uuid"]: i for i in ds.list_indices()}
     removed = []
     for u in spec["removed"]:
         i = by_uuid[u]
         removed.append(Index(uuid=u, name=i["name"], fields=[ds.schema.get_field_index(f) for f in i["fields"]],
-                                           dataset_version=i["version"], fragment_ids=set(i["fragment_ids"]), index_version=0))
+                             dataset_version=i["version"], fragment_ids=set(i["fragment_ids"]), index_version=0))
     added = [Index(
         uuid=a["uuid"], name=a["name"], fields=a["fields"], dataset_version=a["dataset_version"],
         fragment_ids=set(a["fragment_ids"]), index_version=a["index_version"],
         created_at=datetime.datetime.fromtimestamp(a["created_at"] / 1000, datetime.timezone.utc),
         files=[IndexFile(path=p, size_bytes=s) for p, s in a["files"]],
         index_details=(a["details_url"], bytes.fromhex(a["details"]))) for a in spec["added"]]
-    ds = lance.LanceDataset.commit(table, lance.LanceOperation.CreateIndex(new_indices=added, removed_indices=removed),
-                                   read_version=ds.version)
+    lance.LanceDataset.commit(table, lance.LanceOperation.CreateIndex(new_indices=added, removed_indices=removed),
+                              read_version=ds.version)
+    return check(table, reference)
+
+
+def check(table: str, reference: str) -> dict:
+    ds = lance.dataset(table)
     rows = ds.count_rows()
     indexed = {d.name: d.num_rows_indexed for d in ds.describe_indices()}
     ref = lance.dataset(reference)
@@ -260,7 +269,9 @@ def commit(table: str, update: str, reference: str) -> dict:
             wrong.append(f"{f}: {len(got)} rows, {len(want)} through pylance's own index")
         plans.append(("ScalarIndexQuery" in ds.scanner(filter=f).explain_plan()) ==
                      ("ScalarIndexQuery" in ref.scanner(filter=f).explain_plan()))
-    return {"version": ds.version, "indexed": indexed, "rows": rows, "same_plans": plans, "wrong": wrong}
+    tx = ds.read_transaction(ds.version)
+    return {"version": ds.version, "indexed": indexed, "rows": rows, "same_plans": plans, "wrong": wrong,
+            "operation": type(tx.operation).__name__}
 
 
 if __name__ == "__main__":
@@ -275,5 +286,7 @@ if __name__ == "__main__":
             print(json.dumps(seed(d, c, o)))
     elif cmd == "commit":
         print(json.dumps(commit(args[0], args[1], args[2])))
+    elif cmd == "check":
+        print(json.dumps(check(args[0], args[1])))
     else:
         raise SystemExit(f"unknown command {cmd}")

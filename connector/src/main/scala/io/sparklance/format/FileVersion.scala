@@ -38,4 +38,12 @@ object FileVersion {
 
   /** The version a manifest's DataFile records (`file_major_version`, `file_minor_version`). */
   def fromDataFile(path: String, major: Int, minor: Int): FileVersion = fromFooter(path, major, minor)
+
+  /** The (`file_major_version`, `file_minor_version`) a manifest's DataFile records for `v`: 2.0 is (2, 0) there. */
+  def dataFileVersion(v: FileVersion): (Int, Int) = v match {
+    case Legacy => throw Errors.unsupported("writing legacy (0.1) data files", "a manifest's data file")
+    case V2_0 => (2, 0)
+    case V2_1 => (2, 1)
+    case V2_2 => (2, 2)
+  }
 }

@@ -135,6 +135,13 @@ final case class LanceSchema(fields: IndexedSeq[LanceField], metadata: Map[Strin
   /** The highest field id in the schema (-1 for none): a new field takes the next one. */
   def maxId: Int = if (fields.isEmpty) -1 else fields.iterator.flatMap(_.preOrder).map(_.id).max
 
+  /** The fields flat, depth-first pre-order with parent ids, as manifests and data files store them. */
+  def flatFields: IndexedSeq[FlatField] = {
+    def flat(f: LanceField, parent: Int): Iterator[FlatField] =
+      Iterator.single(FlatField(f.id, parent, f.name, f.logicalType, f.nullable, f.metadata)) ++ f.children.iterator.flatMap(flat(_, f.id))
+    fields.iterator.flatMap(flat(_, -1)).toIndexedSeq
+  }
+
   lazy val byId: Map[Int, LanceField] = fields.iterator.flatMap(_.preOrder).map(f => f.id -> f).toMap
 
   def field(name: String): Option[LanceField] = fields.find(_.name == name)

@@ -44,20 +44,27 @@ final case class DeletionFile(
 /** A slice of the bytes of another file holding a serialized message (external row ids). */
 final case class ExternalFile(path: String, offset: Long, size: Long)
 
-/** Where a fragment's stable row ids are stored: inline bytes or a slice of another file. */
+/** Where a fragment's stable row ids (or row versions) are stored: inline bytes or a slice of another file. */
 sealed trait RowIdSource
 object RowIdSource {
   final case class Inline(bytes: Array[Byte]) extends RowIdSource
   final case class External(file: ExternalFile) extends RowIdSource
 }
 
-/** A horizontal slice of the table: the same `physicalRows` rows across its data files. */
+/**
+ * A horizontal slice of the table: the same `physicalRows` rows across its data files. On
+ * tables with stable row ids, `rowIds` holds a serialized RowIdSequence and the two version
+ * sequences serialized RowDatasetVersionSequences (the version that created and that last
+ * updated each row, protos/lance/rowids.proto).
+ */
 final case class Fragment(
     id: Long,
     files: IndexedSeq[DataFile],
     deletionFile: Option[DeletionFile],
     physicalRows: Long,
-    rowIds: Option[RowIdSource]) {
+    rowIds: Option[RowIdSource],
+    createdAtVersions: Option[RowIdSource] = None,
+    lastUpdatedAtVersions: Option[RowIdSource] = None) {
 
   /**
    * Rows left after deletions; exact when the deletion file records its count and the
@@ -76,7 +83,8 @@ final case class WriterVersion(library: String, version: String, prerelease: Opt
  * fragments it was built over (None when unknown), its kind (the last part of the
  * details' type URL, e.g. `ZoneMapIndexDetails`) and the sizes of its files by name, when
  * the writer recorded them (pylance 14 does). `details` is the value of the details message
- * (the encoded message of that type; empty for the many empty ones).
+ * (the encoded message of that type; empty for the many empty ones), `indexVersion` the
+ * index's format version and `createdAt` its creation time in ms since the epoch, when recorded.
  */
 final case class IndexMetadata(
     uuid: String,
@@ -87,9 +95,16 @@ final case class IndexMetadata(
     kind: String,
     baseId: Option[Int],
     fileSizes: Map[String, Long] = Map.empty,
-    details: scala.collection.immutable.ArraySeq[Byte] = scala.collection.immutable.ArraySeq.empty)
+    details: scala.collection.immutable.ArraySeq[Byte] = scala.collection.immutable.ArraySeq.empty,
+    indexVersion: Option[Int] = None,
+    createdAt: Option[Long] = None)
 
-/** One version of a table. */
+/**
+ * One version of a table. `message` keeps the parsed protobuf of the manifest file (manifest
+ * and index section) so that a commit carries forward every field, those this view does not
+ * model and those added by newer writers included (table.proto.ManifestCodec builds the next
+ * manifest from it).
+ */
 final case class Manifest(
     version: Long,
     schema: LanceSchema,
@@ -108,6 +123,7 @@ final case class Manifest(
     transactionFile: Option[String],
     indexSectionOffset: Option[Long],
     transactionSectionOffset: Option[Long],
+    message: io.sparklance.table.proto.ManifestMessage,
     indices: IndexedSeq[IndexMetadata] = IndexedSeq.empty) {
 
   /** The data file format version of the table, from `data_format` or, if absent, its files. */

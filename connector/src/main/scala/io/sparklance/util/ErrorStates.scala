@@ -26,13 +26,23 @@ object ErrorStates {
     "LANCE_INVALID_COLUMN_METADATA" -> "22023",
     // A vector of the wrong length: data_exception, as pgvector reports "expected N dimensions".
     "LANCE_VECTOR_DIMENSION_MISMATCH" -> "22000",
+    // numeric_value_out_of_range: an unsigned column given a negative number, a time past its unit.
+    "LANCE_VALUE_OUT_OF_RANGE" -> "22003",
+    // not_null_violation, as a NOT NULL constraint reports it.
+    "LANCE_NULL_IN_NON_NULLABLE_COLUMN" -> "23502",
     "LANCE_IO_ERROR" -> "58030",
     // The table names a base path outside the reader's allowedBasePaths.
     "LANCE_BASE_PATH_NOT_ALLOWED" -> "42501",
     // The URI's scheme has no Hadoop file system on the classpath (e.g. s3a without hadoop-aws).
     "LANCE_FILE_SYSTEM_NOT_FOUND" -> "0A000",
     // The location's storage has no atomic create-if-absent, so no version can be committed there.
-    "LANCE_NO_ATOMIC_COMMIT" -> "0A000")
+    "LANCE_NO_ATOMIC_COMMIT" -> "0A000",
+    // A concurrent commit won (serialization_failure, as Spark and PostgreSQL report write conflicts).
+    "LANCE_COMMIT_CONFLICT" -> "40001",
+    // The commit may or may not have happened (transaction_resolution_unknown).
+    "LANCE_COMMIT_STATE_UNKNOWN" -> "40003",
+    // Creating a table where one exists (duplicate_table).
+    "LANCE_TABLE_ALREADY_EXISTS" -> "42P07")
 
   /** The SQLSTATE of `e`: its class's, else its family's. */
   def of(e: LanceException): String = byClass.getOrElse(e.errorClass, e match {

@@ -111,6 +111,12 @@ object Errors {
         s"its Spark type $sparkType${readsAs.fold("")(t => s" (that Lance type reads as $t)")}. Cast the column to the " +
         "Spark type the declaration reads as, or remove the metadata to store the column as its Spark type.")
 
+  /** Spark values of type `sparkType` written to a table column of Lance type `lanceType` that does not take them. */
+  def writeTypeMismatch(where: String, column: String, lanceType: String, sparkType: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_COLUMN_TYPE_MISMATCH",
+      s"$where: column '$column' of the table has Lance type '$lanceType', which values of Spark type $sparkType cannot be " +
+        "written to. Cast the column to the Spark type the table shows for it (spark.read.format(\"lance\").load(...).schema).")
+
   /** Spark field metadata under `key` that is not a declaration we can use; `expected` says what is. */
   def invalidColumnMetadata(where: String, column: String, key: String, value: String, expected: String): InvalidArgumentException =
     new InvalidArgumentException("LANCE_INVALID_COLUMN_METADATA",
@@ -122,6 +128,22 @@ object Errors {
       s"$where: column '$column' holds vectors of $dimension values, but value $index of the batch has $length. " +
         s"Write only $dimension-value arrays (or nulls) to it, or declare the column without a dimension to store " +
         "arrays of any length.")
+
+  /**
+   * A value the column's Lance type cannot hold (a negative number for an unsigned column, a
+   * binary of another width than a fixed-size binary's, a time beyond what the unit stores):
+   * `value` as the user wrote it, `allowed` what the type takes.
+   */
+  def valueOutOfRange(where: String, column: String, row: Long, value: String, lanceType: String, allowed: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_VALUE_OUT_OF_RANGE",
+      s"$where: row $row of column '$column' holds $value, which its Lance type $lanceType cannot store: it takes $allowed. " +
+        "Filter or fix such values, or write the column to a table with a wider type.")
+
+  /** A null in a column (or struct member, list item, map value) the table declares not nullable. */
+  def nullInNonNullable(where: String, column: String, row: Long): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_NULL_IN_NON_NULLABLE_COLUMN",
+      s"$where: row $row of column '$column' is null, but the table declares '$column' not nullable. " +
+        "Fill the nulls (coalesce) or filter those rows before writing.")
 
   // ---- paths and storage ---------------------------------------------------------------
 
@@ -156,6 +178,56 @@ object Errors {
     new InvalidArgumentException("LANCE_BASE_PATH_NOT_ALLOWED",
       s"$where: $what $location, which is outside the table and the allowed prefixes " +
         s"${allowed.mkString(", ")} (read option 'allowedBasePaths'). Add its prefix to the option if you trust it.")
+
+  // ---- commits ------------------------------------------------------------------------
+
+  /**
+   * Our commit (`mine`, read at version `readVersion`) lost to the transaction `theirs`
+   * committed as version `otherVersion` (`otherUuid`); `why` is the rule that decided.
+   */
+  def commitConflict(table: String, mine: String, readVersion: Long, theirs: String, otherVersion: Long, otherUuid: String,
+      why: String, retryable: Boolean): CommitConflictException =
+    new CommitConflictException(
+      s"$table: this $mine (read at version $readVersion) conflicts with the $theirs committed as version $otherVersion " +
+        s"(transaction $otherUuid): $why. Nothing was committed. " +
+        (if (retryable) "Run the write again: it will read the new version."
+         else "The two changes cannot both apply; check what the other writer did before writing again."),
+      retryable, Some(otherVersion))
+
+  /** Every attempt found the next version taken by another writer. */
+  def commitRetriesExhausted(table: String, attempts: Int, lastVersion: Long): CommitConflictException =
+    new CommitConflictException(
+      s"$table: the commit was retried $attempts times and each time another writer took the next version " +
+        s"(latest seen: $lastVersion). Nothing was committed. Run the write again, or raise the commit retries.",
+      retryable = true, Some(lastVersion))
+
+  /** Creating a table whose schema differs from the one another writer created meanwhile. */
+  def createdConcurrently(table: String, ours: String, theirs: String): CommitConflictException =
+    new CommitConflictException(
+      s"$table: another writer created the table while this write was running, with schema $theirs; this write has " +
+        s"schema $ours. Nothing was committed. Write again: the table now exists and the schemas must match.",
+      retryable = false, None)
+
+  def tableAlreadyExists(table: String, version: Long): LanceException =
+    new LanceException("LANCE_TABLE_ALREADY_EXISTS",
+      s"$table already exists (latest version $version). Append to it, overwrite it, or choose another path.")
+
+  /**
+   * The manifest of `version` may or may not have been written by this commit (`uuid`): its
+   * write failed ambiguously and reading it back failed too.
+   */
+  def commitStateUnknown(table: String, version: Long, uuid: String, cause: Throwable): CommitStateUnknownException =
+    new CommitStateUnknownException(
+      s"$table: writing version $version failed in a way that leaves open whether it was committed, and reading it back " +
+        s"failed as well (${cause.getMessage}). Nothing was deleted. Check whether version $version exists and names " +
+        s"transaction $uuid (pylance: lance.dataset(uri).versions()); if it does the write is committed, if not write again.",
+      cause)
+
+  /** The table carries writer feature flags this writer does not know: a newer Lance wrote it. */
+  def unknownWriterFlags(manifest: String, flags: Long, unknown: Long): UnsupportedFeatureException =
+    new UnsupportedFeatureException("LANCE_UNSUPPORTED_FEATURE",
+      s"$manifest: writer feature flags 0x${flags.toHexString} contain bits 0x${unknown.toHexString} that this writer " +
+        "does not know. A newer Lance wrote this table; write to it with pylance or a newer spark-lance.")
 
   // ---- I/O -----------------------------------------------------------------------------
 

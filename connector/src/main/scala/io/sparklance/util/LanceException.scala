@@ -34,3 +34,19 @@ final class NotFoundException(errorClass: String, message: String, cause: Throwa
 /** A read or write option, argument or schema that is not acceptable. */
 final class InvalidArgumentException(errorClass: String, message: String, cause: Throwable = null)
     extends LanceException(errorClass, message, cause)
+
+/**
+ * A commit lost to a concurrent one that Lance's conflict rules do not let it rebase onto
+ * (rust/lance/src/io/commit/conflict_resolver.rs). `retryable`: running the whole write again
+ * (re-reading the table) can succeed; otherwise the two changes cannot both apply. Nothing of
+ * the losing commit is in the table; its data files are unreferenced.
+ */
+final class CommitConflictException(message: String, val retryable: Boolean, val otherVersion: Option[Long])
+    extends LanceException("LANCE_COMMIT_CONFLICT", message)
+
+/**
+ * A commit whose outcome could not be established: the manifest write failed in a way that
+ * leaves open whether it happened, and reading the table back did not tell. Nothing was deleted.
+ */
+final class CommitStateUnknownException(message: String, cause: Throwable)
+    extends LanceException("LANCE_COMMIT_STATE_UNKNOWN", message, cause)

@@ -48,19 +48,26 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
   def rowsWritten: Long = rows
 
   /** Appends the rows of `batch`, whose schema must be the writer's (names, types, nullability). */
-  def write(batch: VectorSchemaRoot): Unit = {
+  def write(batch: VectorSchemaRoot): Unit = write(batch, 0, batch.getRowCount)
+
+  /**
+   * Appends rows `[from, from + count)` of `batch`: a table writer rolling to a new file part
+   * way through a batch gives each file its share without copying the batch.
+   */
+  def write(batch: VectorSchemaRoot, from: Int, count: Int): Unit = {
     if (finished) throw new IllegalStateException("the file writer has finished")
+    if (from < 0 || count < 0 || from > batch.getRowCount - count)
+      throw new IllegalArgumentException(s"rows [$from, +$count) outside a batch of ${batch.getRowCount}")
     BatchCheck.check(arrowSchema, batch, where)
-    val n = batch.getRowCount
-    if (n == 0) return
+    if (count == 0) return
     var i = 0
-    while (i < encoders.length) { encoders(i).check(batch.getVector(i), 0, n); i += 1 }
+    while (i < encoders.length) { encoders(i).check(batch.getVector(i), from, count); i += 1 }
     i = 0
     while (i < encoders.length) {
-      encoders(i).append(batch.getVector(i), 0, n).foreach(writePage)
+      encoders(i).append(batch.getVector(i), from, count).foreach(writePage)
       i += 1
     }
-    rows += n
+    rows += count
   }
 
   private def writePage(p: EncodedPage): Unit = {
@@ -100,7 +107,7 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
     finished = true
     encoders.foreach(_.finish().foreach(writePage))
     val descriptorAt = sink.position
-    val descriptor = FileMetadataCodec.buildDescriptor(FileDescriptor(flatFields, rows, schema.metadata ++ extraMetadata))
+    val descriptor = FileMetadataCodec.buildDescriptor(FileDescriptor(schema.flatFields, rows, schema.metadata ++ extraMetadata))
     sink.write(descriptor)
     val columnMetaStart = sink.position
     val columnEncodings = encoders.flatMap(_.columnEncodings)
@@ -127,15 +134,8 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
     WrittenFile(rows, size, options.version, leafIds, leafIds.indices)
   }
 
-  /** Closes the sink after a failure; the partial file must not be used. */
-  def abort(): Unit = if (!finished) { finished = true; try sink.close() catch { case _: Exception => () } }
-
-  // The file stores the schema of the fields it holds, flat, as the manifest does.
-  private def flatFields: IndexedSeq[FlatField] = {
-    def flat(f: LanceField, parent: Int): Iterator[FlatField] =
-      Iterator.single(FlatField(f.id, parent, f.name, f.logicalType, f.nullable, f.metadata)) ++ f.children.iterator.flatMap(flat(_, f.id))
-    schema.fields.iterator.flatMap(flat(_, -1)).toIndexedSeq
-  }
+  /** Gives the file up after a failure: the sink is aborted, so no partial file becomes visible. */
+  def abort(): Unit = if (!finished) { finished = true; sink.abort() }
 }
 
 object LanceFileWriter {

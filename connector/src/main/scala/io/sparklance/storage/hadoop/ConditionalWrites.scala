@@ -1,6 +1,6 @@
 package io.sparklance.storage.hadoop
 
-import java.io.IOException
+import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileAlreadyExistsException, FileSystem, Path}
 
@@ -8,7 +8,7 @@ import io.sparklance.storage.{FileSink, PutResult}
 import io.sparklance.util.Errors
 
 /**
- * Stores whose Hadoop connector creates a file only if it is absent (S3A since Hadoop 3.4.2:
+ * Stores whose Hadoop connector creates a file only if it is absent (S3A in Hadoop 3.5.0, Spark 4.2.0's:
  * one PUT with `If-None-Match: *`). Writes stream to the final name; an object store shows an
  * object only once its upload completes, and an aborted multipart upload never.
  *
@@ -29,8 +29,9 @@ private[hadoop] final class ConditionalWrites(fs: FileSystem) extends WriteProto
       try out.write(bytes) finally out.close()
       PutResult.Created
     } catch {
-      case e: IOException if WriteProtocol.causes(e).exists(lost) => PutResult.AlreadyExists
-      case e: IOException => throw Errors.io(path, "creating the file if absent", e)
+      case NonFatal(e) if WriteProtocol.causes(e).exists(lost) => PutResult.AlreadyExists
+      // The SDK's own exceptions are unchecked; S3A translates most, not all.
+      case NonFatal(e) => throw Errors.io(path, "creating the file if absent", e)
     }
 
   private def lost(e: Throwable): Boolean = e.isInstanceOf[FileAlreadyExistsException] || httpStatus(e).contains(412)

@@ -16,7 +16,7 @@ import io.sparklance.util.Errors
  * written file. The create-if-absent step is a hard link (link(2) fails if the name exists):
  * in 8-thread races Hadoop's `create(p, false)`, a move without replace and
  * `FileContext.rename` all had several winners, the link one winner in 400 of 400 rounds
- * (../shared/reference/toolchain.md). Temporary names start with '.' and end in `.tmp`, so no
+ * (StoreWriteSuite repeats that race). Temporary names start with '.' and end in `.tmp`, so no
  * listing of a table (`_versions/` reads only `*.manifest`) takes one for data.
  */
 private[hadoop] final class LocalWrites(fs: RawLocalFileSystem) extends WriteProtocol {
@@ -36,7 +36,11 @@ private[hadoop] final class LocalWrites(fs: RawLocalFileSystem) extends WritePro
     try {
       writeDurably(temp, bytes)
       try { Files.createLink(file, temp); syncFolder(file); PutResult.Created }
-      catch { case _: FileAlreadyExistsException => PutResult.AlreadyExists }
+      catch {
+        case _: FileAlreadyExistsException => PutResult.AlreadyExists
+        case _: UnsupportedOperationException =>
+          throw Errors.noAtomicCommit(path, "file", s"the file system of ${file.getParent} does not support hard links")
+      }
     } catch {
       case e: IOException => throw Errors.io(path, "creating the file if absent", e)
     } finally removeQuietly(temp)
@@ -72,40 +76,20 @@ private[hadoop] final class LocalWrites(fs: RawLocalFileSystem) extends WritePro
     try { val ch = FileChannel.open(file.getParent, StandardOpenOption.READ); try ch.force(true) finally ch.close() }
     catch { case _: IOException => () }
 
-  private final class LocalSink(path: String, file: NioPath, temp: NioPath, channel: FileChannel) extends FileSink {
-    private val out = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16)
-    private var count = 0L
-    private var done = false
+  private final class LocalSink(path: String, file: NioPath, temp: NioPath, channel: FileChannel)
+      extends StreamSink(path, new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16)) {
 
-    override def position: Long = count
-
-    override def write(bytes: Array[Byte], offset: Int, length: Int): Unit = {
-      if (done) throw new IllegalStateException(s"$path: write after close or abort")
-      try out.write(bytes, offset, length)
-      catch { case e: IOException => abort(); throw Errors.io(path, "writing the file", e) }
-      count += length
+    override protected def finish(): Unit = {
+      out.flush()
+      channel.force(true)
+      channel.close()
+      // Names given to create are fresh; a move that refuses an existing target still keeps a
+      // colliding writer's file intact.
+      Files.move(temp, file)
+      syncFolder(file)
     }
 
-    override def close(): Unit = if (!done) {
-      done = true
-      try {
-        out.flush()
-        channel.force(true)
-        channel.close()
-        // Names given to create are fresh; a move that refuses an existing target still
-        // keeps a colliding writer's file intact.
-        Files.move(temp, file)
-        syncFolder(file)
-      } catch {
-        case e: IOException =>
-          discard()
-          throw Errors.io(path, "finishing the file", e)
-      }
-    }
-
-    override def abort(): Unit = { done = true; discard() }
-
-    private def discard(): Unit = {
+    override protected def discard(): Unit = {
       try channel.close() catch { case _: IOException => () }
       removeQuietly(temp)
     }

@@ -11,7 +11,7 @@ import io.sparklance.util.Errors
 /**
  * How a new file reaches its final name on one kind of file system. A Lance commit is one
  * atomic create-if-absent of the next manifest; what makes it atomic differs per store
- * (../shared/reference/toolchain.md has the race results behind each choice):
+ * (README, "Writing: storage", has the race results behind each choice):
  *  - local files: a temporary file in the same folder, then a hard link onto the final name
  *    ([[LocalWrites]]);
  *  - HDFS: a temporary file, then a rename that refuses an existing target ([[RenameWrites]]);
@@ -70,47 +70,22 @@ private[hadoop] final class PlainWrites(fs: FileSystem, scheme: String, why: Str
 }
 
 /**
- * A sink over a Hadoop output stream. `publish` runs after the stream closed and makes the file
- * visible under its final name (nothing when the stream already writes there); a failure on the
- * way gives the file up, as [[FileSink.close]] requires.
+ * A sink over a Hadoop output stream that writes `written`. `publish` runs once the stream has
+ * closed and gives the file its final name (nothing when `written` is that name).
  */
-private[hadoop] final class HadoopSink(fs: FileSystem, path: String, out: FSDataOutputStream, written: Path, publish: () => Unit)
-    extends FileSink {
-  private var count = 0L
-  private var done = false
+private[hadoop] final class HadoopSink(fs: FileSystem, path: String, stream: FSDataOutputStream, written: Path, publish: () => Unit)
+    extends StreamSink(path, stream) {
 
-  override def position: Long = count
+  override protected def finish(): Unit = { stream.close(); publish() }
 
-  override def write(bytes: Array[Byte], offset: Int, length: Int): Unit = {
-    if (done) throw new IllegalStateException(s"$path: write after close or abort")
-    try out.write(bytes, offset, length)
-    catch { case e: IOException => throw Errors.io(path, "writing the file", e) }
-    count += length
-  }
-
-  override def close(): Unit = if (!done) {
-    done = true
-    try { out.close(); publish() }
-    catch {
-      case e: IOException =>
-        discard()
-        throw Errors.io(path, "finishing the file", e)
-    }
-  }
-
-  override def abort(): Unit = if (!done) {
-    done = true
+  override protected def discard(): Unit = {
     // An object store's stream (S3A's multipart upload) can be abandoned before anything is
-    // visible; elsewhere closing publishes what was written, so delete it again.
-    if (out.hasCapability(StreamCapabilities.ABORTABLE_STREAM))
-      try { out.abort(); () } catch { case _: IOException | _: UnsupportedOperationException => discard() }
-    else {
-      try out.close() catch { case _: IOException => () }
-      discard()
-    }
+    // visible; elsewhere closing publishes what was written, so it is deleted again.
+    if (stream.hasCapability(StreamCapabilities.ABORTABLE_STREAM))
+      try { stream.abort(); () } catch { case _: IOException | _: UnsupportedOperationException => () }
+    else try stream.close() catch { case _: IOException => () }
+    try { fs.delete(written, false); () } catch { case _: IOException => () }
   }
-
-  private def discard(): Unit = try { fs.delete(written, false); () } catch { case _: IOException => () }
 }
 
 private[hadoop] object HadoopSink {

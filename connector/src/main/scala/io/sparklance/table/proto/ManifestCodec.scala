@@ -4,7 +4,7 @@ import java.time.Instant
 
 import scala.jdk.CollectionConverters._
 
-import com.google.protobuf.InvalidProtocolBufferException
+import com.google.protobuf.{ByteString, InvalidProtocolBufferException}
 
 import io.sparklance.format.proto.FileMetadataCodec
 import io.sparklance.storage.Paths
@@ -48,36 +48,87 @@ object ManifestCodec {
       transactionSectionOffset =
         if (m.hasTransactionSection) Some(m.getTransactionSection)
         else if (m.hasTransactionSectionV1) Some(m.getTransactionSectionV1)
-        else None)
+        else None,
+      message = new ManifestMessage(m, None))
   }
 
-  def parseIndexSection(bytes: Bytes): IndexedSeq[IndexMetadata] = {
+  /** `manifest` with the index section parsed from `bytes` (its message kept as well). */
+  def withIndexSection(manifest: Manifest, bytes: Bytes): Manifest = {
     val section =
       try TableProtos.IndexSection.parseFrom(bytes.toArray)
       catch { case e: InvalidProtocolBufferException => throw Errors.corruptProto(bytes.path, bytes.fileOffset, "IndexSection", e) }
-    section.getIndicesList.asScala.map { i =>
-      val uuidBytes = i.getUuid.getUuid.toByteArray
-      val uuid =
-        if (uuidBytes.length != 16) throw Errors.corrupt(bytes.path, s"index '${i.getName}' has a ${uuidBytes.length}-byte UUID")
-        else {
-          val bb = java.nio.ByteBuffer.wrap(uuidBytes)
-          new java.util.UUID(bb.getLong, bb.getLong).toString
-        }
-      val bitmap = i.getFragmentBitmap.toByteArray
-      val fragments =
-        if (bitmap.isEmpty) None
-        else {
-          val b = new org.roaringbitmap.RoaringBitmap()
-          try b.deserialize(java.nio.ByteBuffer.wrap(bitmap))
-          catch { case e: Exception => throw Errors.corrupt(bytes.path, 0, s"index '${i.getName}' has a damaged fragment bitmap", e) }
-          Some(b)
-        }
-      // A size is only a hint for opening the file; sizes that cannot be right are dropped.
-      val sizes = i.getFilesList.asScala.iterator.filter(_.getSizeBytes > 0).map(f => f.getPath -> f.getSizeBytes).toMap
-      IndexMetadata(uuid, i.getName, i.getFieldsList.asScala.map(_.intValue).toIndexedSeq, i.getDatasetVersion, fragments,
-        i.getIndexDetails.getTypeUrl.split('.').last, if (i.hasBaseId) Some(i.getBaseId) else None, sizes,
-        scala.collection.immutable.ArraySeq.unsafeWrapArray(i.getIndexDetails.getValue.toByteArray))
-    }.toIndexedSeq
+    manifest.copy(
+      indices = section.getIndicesList.asScala.map(indexMetadata(_, bytes.path)).toIndexedSeq,
+      message = new ManifestMessage(manifest.message.manifest, Some(section)))
+  }
+
+  private[proto] def indexMetadata(i: TableProtos.IndexMetadata, where: String): IndexMetadata = {
+    val uuidBytes = i.getUuid.getUuid.toByteArray
+    val uuid =
+      if (uuidBytes.length != 16) throw Errors.corrupt(where, s"index '${i.getName}' has a ${uuidBytes.length}-byte UUID")
+      else {
+        val bb = java.nio.ByteBuffer.wrap(uuidBytes)
+        new java.util.UUID(bb.getLong, bb.getLong).toString
+      }
+    val bitmap = i.getFragmentBitmap.toByteArray
+    val fragments =
+      if (bitmap.isEmpty) None
+      else {
+        val b = new org.roaringbitmap.RoaringBitmap()
+        try b.deserialize(java.nio.ByteBuffer.wrap(bitmap))
+        catch { case e: Exception => throw Errors.corrupt(where, 0, s"index '${i.getName}' has a damaged fragment bitmap", e) }
+        Some(b)
+      }
+    // A size is only a hint for opening the file; sizes that cannot be right are dropped.
+    val sizes = i.getFilesList.asScala.iterator.filter(_.getSizeBytes > 0).map(f => f.getPath -> f.getSizeBytes).toMap
+    IndexMetadata(uuid, i.getName, i.getFieldsList.asScala.map(_.intValue).toIndexedSeq, i.getDatasetVersion, fragments,
+      i.getIndexDetails.getTypeUrl.split('.').last, if (i.hasBaseId) Some(i.getBaseId) else None, sizes,
+      scala.collection.immutable.ArraySeq.unsafeWrapArray(i.getIndexDetails.getValue.toByteArray),
+      if (i.hasIndexVersion) Some(i.getIndexVersion) else None, if (i.hasCreatedAt) Some(i.getCreatedAt) else None)
+  }
+
+  /**
+   * The IndexMetadata message of `i`, as pylance writes a new index's: the details' type URL
+   * is `/lance.table.<kind>` for the details messages of table.proto, `/lance.index.pb.<kind>`
+   * for the others (lance-format-facts §12); files in name order.
+   */
+  private[proto] def buildIndex(i: IndexMetadata): TableProtos.IndexMetadata = {
+    val id = java.util.UUID.fromString(i.uuid)
+    val uuid = java.nio.ByteBuffer.allocate(16).putLong(id.getMostSignificantBits).putLong(id.getLeastSignificantBits).array()
+    val b = TableProtos.IndexMetadata.newBuilder()
+      .setUuid(TableProtos.UUID.newBuilder().setUuid(ByteString.copyFrom(uuid)))
+      .addAllFields(i.fields.map(Int.box).asJava)
+      .setName(i.name)
+      .setDatasetVersion(i.datasetVersion)
+    i.fragments.foreach { f =>
+      val out = java.nio.ByteBuffer.allocate(f.serializedSizeInBytes())
+      f.serialize(out)
+      b.setFragmentBitmap(ByteString.copyFrom(out.array()))
+    }
+    val pkg = if (TableDetailsKinds(i.kind)) "lance.table" else "lance.index.pb"
+    b.setIndexDetails(com.google.protobuf.Any.newBuilder().setTypeUrl(s"/$pkg.${i.kind}")
+      .setValue(ByteString.copyFrom(i.details.toArray)))
+    i.indexVersion.foreach(b.setIndexVersion)
+    i.createdAt.foreach(b.setCreatedAt)
+    i.baseId.foreach(b.setBaseId)
+    i.fileSizes.toSeq.sortBy(_._1).foreach { case (path, size) => b.addFiles(TableProtos.IndexFile.newBuilder().setPath(path).setSizeBytes(size)) }
+    b.build()
+  }
+
+  private val TableDetailsKinds = Set("BTreeIndexDetails", "BitmapIndexDetails", "LabelListIndexDetails", "NGramIndexDetails",
+    "ZoneMapIndexDetails", "InvertedIndexDetails", "VectorIndexDetails", "FragmentReuseIndexDetails", "MemWalIndexDetails")
+
+  /**
+   * `m` with the indices whose uuid is in `removed` taken out and `added` put at the end, as a
+   * CreateIndex makes it (rust/lance/src/dataset/transaction.rs build_manifest): the kept
+   * indices keep their messages as read, every field included.
+   */
+  def replaceIndices(m: Manifest, removed: Set[String], added: Seq[IndexMetadata]): Manifest = {
+    val raw = m.message.indexSection.toSeq.flatMap(_.getIndicesList.asScala)
+    if (raw.length != m.indices.length) throw new IllegalStateException(s"version ${m.version}: its index section was not read")
+    val kept = raw.zip(m.indices).filterNot { case (_, i) => removed(i.uuid) }
+    val section = TableProtos.IndexSection.newBuilder().addAllIndices((kept.map(_._1) ++ added.map(buildIndex)).asJava).build()
+    m.copy(indices = kept.map(_._2).toIndexedSeq ++ added, message = new ManifestMessage(m.message.manifest, Some(section)))
   }
 
   /**
@@ -103,7 +154,7 @@ object ManifestCodec {
         s"${d.columnIndices.length} column indices; field ${d.fields(d.columnIndices.length)} has no column")
   }
 
-  private def fragment(f: TableProtos.DataFragment, where: String): Fragment = {
+  private[proto] def fragment(f: TableProtos.DataFragment, where: String): Fragment = {
     if (f.getOverlaysCount > 0)
       throw Errors.unsupported(s"overlay files (fragment ${f.getId})", where)
     Fragment(
@@ -130,11 +181,166 @@ object ManifestCodec {
       physicalRows = f.getPhysicalRows,
       rowIds = f.getRowIdSequenceCase match {
         case TableProtos.DataFragment.RowIdSequenceCase.INLINE_ROW_IDS => Some(RowIdSource.Inline(f.getInlineRowIds.toByteArray))
-        case TableProtos.DataFragment.RowIdSequenceCase.EXTERNAL_ROW_IDS =>
-          val e = f.getExternalRowIds
-          checkRelative(e.getPath, s"fragment ${f.getId}: row id file", where)
-          Some(RowIdSource.External(ExternalFile(e.getPath, e.getOffset, e.getSize)))
+        case TableProtos.DataFragment.RowIdSequenceCase.EXTERNAL_ROW_IDS => Some(external(f.getExternalRowIds, f.getId, "row id", where))
+        case _ => None
+      },
+      createdAtVersions = f.getCreatedAtVersionSequenceCase match {
+        case TableProtos.DataFragment.CreatedAtVersionSequenceCase.INLINE_CREATED_AT_VERSIONS =>
+          Some(RowIdSource.Inline(f.getInlineCreatedAtVersions.toByteArray))
+        case TableProtos.DataFragment.CreatedAtVersionSequenceCase.EXTERNAL_CREATED_AT_VERSIONS =>
+          Some(external(f.getExternalCreatedAtVersions, f.getId, "created-at version", where))
+        case _ => None
+      },
+      lastUpdatedAtVersions = f.getLastUpdatedAtVersionSequenceCase match {
+        case TableProtos.DataFragment.LastUpdatedAtVersionSequenceCase.INLINE_LAST_UPDATED_AT_VERSIONS =>
+          Some(RowIdSource.Inline(f.getInlineLastUpdatedAtVersions.toByteArray))
+        case TableProtos.DataFragment.LastUpdatedAtVersionSequenceCase.EXTERNAL_LAST_UPDATED_AT_VERSIONS =>
+          Some(external(f.getExternalLastUpdatedAtVersions, f.getId, "last-updated version", where))
         case _ => None
       })
+  }
+
+  private def external(e: TableProtos.ExternalFile, fragmentId: Long, what: String, where: String): RowIdSource = {
+    checkRelative(e.getPath, s"fragment $fragmentId: $what file", where)
+    RowIdSource.External(ExternalFile(e.getPath, e.getOffset, e.getSize))
+  }
+
+  // ---- build side (commits) ------------------------------------------------------------
+  // Every message is built by overlaying the view on the message it was parsed from: the
+  // fields the view models are set from it, the rest (fields the view does not model, fields
+  // of newer writers kept by protobuf-java as unknown fields) stay as they were. A view that
+  // was not changed therefore encodes to the very message it came from.
+
+  /**
+   * The Manifest message of `m`, built on `m.message`. Fields that describe one version and
+   * that the view does not model (version_aux_data, tag, the deprecated transaction position
+   * 21) are kept only when `m` is the version its message was parsed from, as Rust's
+   * `Manifest::new_from_previous` resets them (rust/lance-table/src/format/manifest.rs).
+   * `indexSectionAt` and `transactionAt` are the file positions of the index section and
+   * the inline transaction (field 23, as pylance 14 writes it).
+   */
+  def encodeManifest(m: Manifest, indexSectionAt: Option[Long], transactionAt: Option[Long]): Array[Byte] = {
+    val raw = m.message.manifest
+    val b = raw.toBuilder
+    if (m.version != raw.getVersion) b.setVersionAuxData(0).clearTag().clearTransactionSectionV1()
+    b.setVersion(m.version)
+    val rawSchema = FileMetadataCodec.schema(raw.getFieldsList.asScala.toSeq, raw.getSchemaMetadataMap, "manifest")
+    if (rawSchema != m.schema) {
+      val rawFields = raw.getFieldsList.asScala.map(f => f.getId -> f).toMap
+      b.clearFields()
+      m.schema.flatFields.foreach { f =>
+        val built = FileMetadataCodec.buildField(f)
+        // A field of the same id and type keeps what the view does not model (its encoding, newer fields).
+        b.addFields(rawFields.get(f.id).filter(_.getLogicalType == f.logicalType).fold(built)(_.toBuilder
+          .setParentId(f.parentId).setName(f.name).setNullable(f.nullable).clearMetadata().putAllMetadata(built.getMetadataMap).build()))
+      }
+      val rawMeta = raw.getSchemaMetadataMap.asScala
+      b.clearSchemaMetadata()
+      m.schema.metadata.foreach { case (k, v) =>
+        b.putSchemaMetadata(k, rawMeta.get(k).filter(_.toStringUtf8 == v).getOrElse(ByteString.copyFromUtf8(v)))
+      }
+    }
+    val rawFragments = raw.getFragmentsList.asScala.map(f => f.getId -> f).toMap
+    b.clearFragments()
+    m.fragments.foreach(f => b.addFragments(encodeFragment(f, rawFragments.get(f.id))))
+    b.setReaderFeatureFlags(m.readerFeatureFlags).setWriterFeatureFlags(m.writerFeatureFlags)
+    m.maxFragmentId.fold(b.clearMaxFragmentId())(id => b.setMaxFragmentId(id.toInt))
+    b.setTransactionFile(m.transactionFile.getOrElse(""))
+    m.writerVersion match {
+      case Some(w) =>
+        val rw = raw.getWriterVersion
+        val wb = if (raw.hasWriterVersion && rw.getLibrary == w.library && rw.getVersion == w.version) rw.toBuilder
+                 else TableProtos.Manifest.WriterVersion.newBuilder()
+        wb.setLibrary(w.library).setVersion(w.version)
+        w.prerelease.fold(wb.clearPrerelease())(wb.setPrerelease)
+        b.setWriterVersion(wb)
+      case None => b.clearWriterVersion()
+    }
+    b.setNextRowId(m.nextRowId)
+    m.dataFormat match {
+      case Some((format, version)) => b.setDataFormat(raw.getDataFormat.toBuilder.setFileFormat(format).setVersion(version))
+      case None => b.clearDataFormat()
+    }
+    if (raw.getConfigMap.asScala != m.config) b.clearConfig().putAllConfig(m.config.asJava)
+    if (raw.getTableMetadataMap.asScala != m.tableMetadata) b.clearTableMetadata().putAllTableMetadata(m.tableMetadata.asJava)
+    val rawBases = raw.getBasePathsList.asScala.map(p => p.getId -> p).toMap
+    b.clearBasePaths()
+    m.basePaths.foreach { p =>
+      val pb = rawBases.get(p.id).fold(TableProtos.BasePath.newBuilder())(_.toBuilder)
+        .setId(p.id).setIsDatasetRoot(p.isDatasetRoot).setPath(p.path)
+      p.name.fold(pb.clearName())(pb.setName)
+      b.addBasePaths(pb)
+    }
+    m.branch.fold(b.clearBranch())(b.setBranch)
+    m.timestamp match {
+      case Some(t) => b.setTimestamp(com.google.protobuf.Timestamp.newBuilder().setSeconds(t.getEpochSecond).setNanos(t.getNano))
+      case None => b.clearTimestamp()
+    }
+    indexSectionAt.fold(b.clearIndexSection())(b.setIndexSection)
+    transactionAt.fold(b.clearTransactionSection())(b.setTransactionSection)
+    b.build().toByteArray
+  }
+
+  /**
+   * The index section to write with `m`: the one its message was read with, when `m` keeps
+   * indices (an Append carries them unchanged; an Overwrite drops them all).
+   */
+  def encodeIndexSection(m: Manifest): Option[Array[Byte]] =
+    if (m.indices.isEmpty) None else m.message.indexSection.filter(_.getIndicesCount > 0).map(_.toByteArray)
+
+  /**
+   * True if a field of `m` keeps its dictionary in the manifest file itself (legacy 0.1 tables:
+   * Field.dictionary points at bytes before the manifest message, which Rust rewrites with
+   * every manifest, rust/lance-table/src/io/manifest.rs write_manifest); this writer does not.
+   */
+  def hasManifestDictionaries(m: Manifest): Boolean =
+    m.message.manifest.getFieldsList.asScala.exists(f => f.hasDictionary && f.getDictionary.getLength > 0)
+
+  /** The position of the inline transaction as pylance 14 records it (field 23), if set. */
+  private[proto] def transactionField23(m: Manifest): Option[Long] =
+    if (m.message.manifest.hasTransactionSection) Some(m.message.manifest.getTransactionSection) else None
+
+  private[proto] def encodeFragment(f: Fragment, raw: Option[TableProtos.DataFragment]): TableProtos.DataFragment = {
+    val b = raw.fold(TableProtos.DataFragment.newBuilder())(_.toBuilder)
+    b.setId(f.id).setPhysicalRows(f.physicalRows)
+    val rawFiles = raw.fold(Map.empty[String, TableProtos.DataFile])(_.getFilesList.asScala.map(d => d.getPath -> d).toMap)
+    b.clearFiles()
+    f.files.foreach { d =>
+      val db = rawFiles.get(d.path).fold(TableProtos.DataFile.newBuilder())(_.toBuilder)
+        .setPath(d.path).clearFields().addAllFields(d.fields.map(Int.box).asJava)
+        .clearColumnIndices().addAllColumnIndices(d.columnIndices.map(Int.box).asJava)
+        .setFileMajorVersion(d.majorVersion).setFileMinorVersion(d.minorVersion).setFileSizeBytes(d.fileSizeBytes)
+      d.baseId.fold(db.clearBaseId())(db.setBaseId)
+      b.addFiles(db)
+    }
+    f.deletionFile match {
+      case Some(d) =>
+        val db = raw.filter(_.hasDeletionFile).fold(TableProtos.DeletionFile.newBuilder())(_.getDeletionFile.toBuilder)
+          .setFileType(d.fileType match {
+            case DeletionFileType.ArrowArray => TableProtos.DeletionFile.DeletionFileType.ARROW_ARRAY
+            case DeletionFileType.Bitmap => TableProtos.DeletionFile.DeletionFileType.BITMAP
+          })
+          .setReadVersion(d.readVersion).setId(d.id).setNumDeletedRows(d.numDeletedRows)
+        d.baseId.fold(db.clearBaseId())(db.setBaseId)
+        b.setDeletionFile(db)
+      case None => b.clearDeletionFile()
+    }
+    def ext(e: ExternalFile) = TableProtos.ExternalFile.newBuilder().setPath(e.path).setOffset(e.offset).setSize(e.size)
+    f.rowIds match {
+      case Some(RowIdSource.Inline(bytes)) => b.setInlineRowIds(ByteString.copyFrom(bytes))
+      case Some(RowIdSource.External(e)) => b.setExternalRowIds(ext(e))
+      case None => b.clearRowIdSequence()
+    }
+    f.lastUpdatedAtVersions match {
+      case Some(RowIdSource.Inline(bytes)) => b.setInlineLastUpdatedAtVersions(ByteString.copyFrom(bytes))
+      case Some(RowIdSource.External(e)) => b.setExternalLastUpdatedAtVersions(ext(e))
+      case None => b.clearLastUpdatedAtVersionSequence()
+    }
+    f.createdAtVersions match {
+      case Some(RowIdSource.Inline(bytes)) => b.setInlineCreatedAtVersions(ByteString.copyFrom(bytes))
+      case Some(RowIdSource.External(e)) => b.setExternalCreatedAtVersions(ext(e))
+      case None => b.clearCreatedAtVersionSequence()
+    }
+    b.build()
   }
 }

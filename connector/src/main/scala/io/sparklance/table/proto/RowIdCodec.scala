@@ -76,4 +76,27 @@ object RowIdCodec {
       case _ => Array.emptyLongArray
     }
   }
+
+  // ---- build side ------------------------------------------------------------------------
+
+  /**
+   * A RowIdSequence of the ids [start, end): one range segment, as Rust's
+   * `RowIdSequence::from(Range)` writes for a new fragment (rust/lance-table/src/rowids.rs).
+   */
+  def encodeRange(start: Long, end: Long): Array[Byte] =
+    RowIdProtos.RowIdSequence.newBuilder()
+      .addSegments(U64Segment.newBuilder().setRange(U64Segment.Range.newBuilder().setStart(start).setEnd(end)))
+      .build().toByteArray
+
+  /**
+   * A RowDatasetVersionSequence giving every one of `rows` rows the version `version`: one
+   * run spanning positions [0, rows), as `RowDatasetVersionSequence::from_uniform_row_count`
+   * (rust/lance-table/src/rowids/version.rs).
+   */
+  def encodeUniformVersion(rows: Long, version: Long): Array[Byte] =
+    RowIdProtos.RowDatasetVersionSequence.newBuilder()
+      .addRuns(RowIdProtos.RowDatasetVersionRun.newBuilder()
+        .setSpan(U64Segment.newBuilder().setRange(U64Segment.Range.newBuilder().setStart(0).setEnd(rows)))
+        .setVersion(version))
+      .build().toByteArray
 }

@@ -11,8 +11,6 @@ import io.sparklance.util.Errors
 // stored the empty message.
 
 object ZoneMapDetailsCodec {
-  val TypeUrl = "/lance.table.ZoneMapIndexDetails"
-
   def parse(value: Array[Byte], where: String): ZoneMapDetails = {
     val d =
       try TableProtos.ZoneMapIndexDetails.parseFrom(value)

@@ -15,6 +15,7 @@ import io.sparklance.format.{FileVersion, LanceSchema}
 import io.sparklance.format.write.{FileWriterOptions, LanceFileWriter}
 import io.sparklance.storage.{ObjectStore, Paths}
 import io.sparklance.table._
+import io.sparklance.table.commit.Operation
 import io.sparklance.table.proto.ZoneMapDetailsCodec
 import io.sparklance.util.Errors
 
@@ -31,23 +32,17 @@ import io.sparklance.util.Errors
 // ascending, u32 id, u32 size and a portable 32-bit Roaring bitmap of offsets; size 0 = all).
 
 /**
- * An index a commit adds, with every field pylance records in the manifest's IndexMetadata
- * (`detailsTypeUrl` and `details` form its `index_details`; `createdAt` in ms since the epoch;
- * `files` are names in the index folder `_indices/<uuid>` of the table and their sizes).
- */
-final case class NewIndex(uuid: String, name: String, fields: IndexedSeq[Int], datasetVersion: Long,
-    fragments: RoaringBitmap, detailsTypeUrl: String, details: ArraySeq[Byte], indexVersion: Int, createdAt: Long,
-    files: IndexedSeq[(String, Long)])
-
-/**
  * The index commit that extends zone maps over new fragments: a CreateIndex transaction with
- * `added` as its new indices and `removed` (the indices they replace, as the manifest has
+ * `added` as its new indices (every field pylance records: details, index version, creation
+ * time, the file and its size) and `removed` (the indices they replace, as the manifest has
  * them) as its removed ones.
  */
-final case class ZoneMapUpdate(added: IndexedSeq[NewIndex], removed: IndexedSeq[IndexMetadata]) {
+final case class ZoneMapUpdate(added: IndexedSeq[IndexMetadata], removed: IndexedSeq[IndexMetadata]) {
+  def operation: Operation.CreateIndex = Operation.CreateIndex(added, removed)
+
   /** Deletes the new index files when the update will not be committed (best effort, never throws). */
   def discard(store: ObjectStore, root: String): Unit =
-    for (i <- added; (name, _) <- i.files)
+    for (i <- added; name <- i.fileSizes.keys)
       try store.delete(Paths.join(root, ZoneMapWriter.IndexDir, i.uuid, name)) catch { case _: Exception => () }
 }
 
@@ -127,7 +122,7 @@ object ZoneMapWriter {
 
   /** Writes the old zones plus `added` into a new index folder; None if the old file's zone size differs. */
   private def rewrite(store: ObjectStore, root: String, oldDir: String, old: IndexMetadata, target: ZoneMapTarget,
-      details: ZoneMapDetails, added: Seq[(Long, ColumnZones)], createdAt: Long): Option[NewIndex] = {
+      details: ZoneMapDetails, added: Seq[(Long, ColumnZones)], createdAt: Long): Option[IndexMetadata] = {
     val allocator = new RootAllocator(1L << 30)
     try {
       val file = IndexFile.open(store, oldDir, old, FileName, allocator)
@@ -142,8 +137,8 @@ object ZoneMapWriter {
           val fragments = old.fragments.get.clone()
           added.foreach { case (id, _) => fragments.add(id.toInt) }
           val newDetails = ZoneMapDetails(Some(target.rowsPerZone), Some(details.useSeeds.getOrElse(false)), Some(nullRows.isDefined))
-          Some(NewIndex(uuid, old.name, old.fields, old.datasetVersion, fragments, ZoneMapDetailsCodec.TypeUrl,
-            ArraySeq.unsafeWrapArray(ZoneMapDetailsCodec.build(newDetails)), IndexVersion, createdAt, IndexedSeq(FileName -> size)))
+          Some(IndexMetadata(uuid, old.name, old.fields, old.datasetVersion, Some(fragments), ZoneMapIndex.Kind, None,
+            Map(FileName -> size), ArraySeq.unsafeWrapArray(ZoneMapDetailsCodec.build(newDetails)), Some(IndexVersion), Some(createdAt)))
         }
       } finally oldZones.close()
     } finally allocator.close()

@@ -10,7 +10,8 @@ import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStore
-import io.sparklance.table.{FileLocations, IndexMetadata, Snapshot, ZoneMapIndex}
+import io.sparklance.table.{FileLocations, Snapshot, ZoneMapIndex}
+import io.sparklance.table.commit.{CommitRequest, TableCommitter}
 import io.sparklance.util.Json
 
 /**
@@ -117,13 +118,14 @@ class ZoneMapSuite extends AnyFunSuite {
       val old = before.manifest.indices.find(_.name == a.name).get
       assert(a.uuid != old.uuid)
       assert(a.fields == old.fields)
-      assert(a.fragments.toArray.toSeq == r("fragment_ids").asInstanceOf[Seq[Any]].map(_.toString.toDouble.toInt), a.name)
+      assert(a.fragments.get.toArray.toSeq == r("fragment_ids").asInstanceOf[Seq[Any]].map(_.toString.toDouble.toInt), a.name)
       assert(a.datasetVersion == r("dataset_version").toString.toDouble.toLong, a.name)
-      assert(a.indexVersion == r("index_version").toString.toDouble.toInt)
-      assert(a.detailsTypeUrl == r("details_url"))
+      assert(a.indexVersion.contains(r("index_version").toString.toDouble.toInt))
+      assert(s"/lance.table.${a.kind}" == r("details_url"))
+      assert(a.createdAt.contains(1764000000000L))
       assert(a.details.map(b => f"$b%02x").mkString == r("details"), a.name)
-      assert(a.files.map(_._1) == r("files"))
-      assert(a.files.head._2 == new File(table, s"_indices/${a.uuid}/zonemap.lance").length())
+      assert(a.fileSizes.keys.toSeq == r("files"))
+      assert(a.fileSizes("zonemap.lance") == new File(table, s"_indices/${a.uuid}/zonemap.lance").length())
     }
   }
 
@@ -140,23 +142,22 @@ class ZoneMapSuite extends AnyFunSuite {
     update.added.foreach { a =>
       val field = after.manifest.schema.fields.find(_.id == a.fields.head).get
       val arrowType = field.toArrow(table).getType
-      val ours = ZoneMapIndex.load(store, new File(table, s"_indices/${a.uuid}").getPath,
-        IndexMetadata(a.uuid, a.name, a.fields, a.datasetVersion, Some(a.fragments), ZoneMapIndex.Kind, None), arrowType)
+      val ours = ZoneMapIndex.load(store, new File(table, s"_indices/${a.uuid}").getPath, a, arrowType)
       val refDir = new File(reference(a.name)("file").toString).getParentFile
       val theirs = ZoneMapIndex.load(store, refDir.getPath,
-        IndexMetadata(refDir.getName, a.name, a.fields, a.datasetVersion, Some(a.fragments), ZoneMapIndex.Kind, None), arrowType)
+        a.copy(uuid = refDir.getName, fileSizes = Map.empty), arrowType)
       assert(ours.toString == theirs.toString, a.name) // NaN bounds compare equal as text
       assert(ours.map(_.fragmentId).distinct == Seq(0L, 1L, 2L, 3L), a.name)
       assert(locations.indexDir(update.removed.find(_.name == a.name).get).endsWith(update.removed.find(_.name == a.name).get.uuid))
     }
   }
 
-  test("pylance commits our update and answers filters through our indices as through its own") {
+  test("pylance commits our update (on a copy) and answers filters through our indices as through its own") {
     val json = new StringBuilder("{\"added\": [")
     json.append(update.added.map { a =>
       s"""{"uuid": "${a.uuid}", "name": "${a.name}", "fields": [${a.fields.mkString(",")}], "dataset_version": ${a.datasetVersion},
-         |"fragment_ids": [${a.fragments.toArray.mkString(",")}], "index_version": ${a.indexVersion}, "created_at": ${a.createdAt},
-         |"files": [${a.files.map { case (p, s) => s"""["$p", $s]""" }.mkString(",")}], "details_url": "${a.detailsTypeUrl}",
+         |"fragment_ids": [${a.fragments.get.toArray.mkString(",")}], "index_version": ${a.indexVersion.get}, "created_at": ${a.createdAt.get},
+         |"files": [${a.fileSizes.map { case (p, s) => s"""["$p", $s]""" }.mkString(",")}], "details_url": "/lance.table.${a.kind}",
          |"details": "${a.details.map(b => f"$b%02x").mkString}"}""".stripMargin
     }.mkString(","))
     json.append("], \"removed\": [").append(update.removed.map(r => "\"" + r.uuid + "\"").mkString(",")).append("]}")
@@ -169,10 +170,31 @@ class ZoneMapSuite extends AnyFunSuite {
     assert(indexed.forall { case (name, n) => n.toString.toDouble == (if (extended(name)) 780 else 250) }, indexed)
     assert(result("wrong") == Seq(), result("wrong"))
     assert(result("same_plans").asInstanceOf[Seq[Any]].forall(_ == true), result("same_plans"))
-    val latest = Snapshot.open(store, table, None).manifest
+    val latest = Snapshot.open(store, table + "_pylance", None).manifest
     val lst = before.manifest.indices.find(_.name == "lst_idx").get
     assert(latest.indices.map(_.uuid).toSet == update.added.map(_.uuid).toSet + lst.uuid)
     assert(latest.indices.forall(i => i.fragments.exists(_.getCardinality == (if (i.name == "lst_idx") 1 else 4))))
+  }
+
+  test("our committer commits the update as one CreateIndex; pylance uses our indices and answers as through its own") {
+    val outcome = new TableCommitter(store, table).commit(CommitRequest(Some(after.version), update.operation))
+    assert(outcome.version == after.version + 1 && !outcome.duplicate)
+    val result = python("check", table, new File(dir, "reference").getPath).head
+    assert(result("operation") == "CreateIndex")
+    assert(result("version").toString.toDouble == outcome.version)
+    val indexed = result("indexed").asInstanceOf[Map[String, Any]]
+    assert(indexed.forall { case (name, n) => n.toString.toDouble == (if (extended(name)) 780 else 250) }, indexed)
+    assert(result("wrong") == Seq(), result("wrong"))
+    assert(result("same_plans").asInstanceOf[Seq[Any]].forall(_ == true), result("same_plans"))
+    // The manifest and transaction we wrote hold the new indices as we built them, the others as they were.
+    val latest = Snapshot.open(store, table, None).manifest
+    val lst = before.manifest.indices.find(_.name == "lst_idx").get
+    assert(latest.indices.map(_.uuid).toSet == update.added.map(_.uuid).toSet + lst.uuid)
+    update.added.foreach { a =>
+      val i = latest.indices.find(_.uuid == a.uuid).get
+      assert(i.copy(fragments = None) == a.copy(fragments = None) && i.fragments == a.fragments)
+    }
+    assert(latest.indices.find(_.uuid == lst.uuid).get.copy(fragments = None) == lst.copy(fragments = None))
   }
 
   test("an update that will not be committed removes its files") {

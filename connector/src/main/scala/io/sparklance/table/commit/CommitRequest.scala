@@ -1,0 +1,38 @@
+package io.sparklance.table.commit
+
+import io.sparklance.format.{FileVersion, LanceSchema}
+
+// The contract between the Spark write path and the transaction manager (the #19 interfaces).
+
+/** How to create the table when it does not exist yet. */
+final case class NewTable(schema: LanceSchema, fileVersion: FileVersion, stableRowIds: Boolean, config: Map[String, String] = Map.empty)
+
+/**
+ * An idempotent write's identity (Delta's txnAppId / txnVersion): a write whose appId is
+ * already recorded with this version or a later one is not committed again.
+ */
+final case class AppTransaction(appId: String, version: Long) {
+  /** The table config key recording the latest committed version of `appId`. */
+  def configKey: String = AppTransaction.ConfigPrefix + appId
+}
+
+object AppTransaction {
+  val ConfigPrefix = "spark-lance.txn."
+}
+
+final case class CommitRequest(
+    readVersion: Option[Long],
+    operation: Operation,
+    properties: Map[String, String] = Map.empty,
+    appTransaction: Option[AppTransaction] = None,
+    newTable: Option[NewTable] = None)
+
+/** `duplicate`: the AppTransaction was already committed and nothing was done. */
+final case class CommitOutcome(version: Long, attempts: Int, duplicate: Boolean)
+
+/**
+ * @param maxRetries  commit attempts after the first that found the version taken (Lance's
+ *                    default, rust/lance-table/src/io/commit.rs CommitConfig: 20)
+ * @param maxBackoffMillis  the longest wait between two attempts
+ */
+final case class CommitOptions(maxRetries: Int = 20, maxBackoffMillis: Long = 5000L)

@@ -1,0 +1,141 @@
+package io.sparklance.table.commit
+
+import java.time.Instant
+
+import io.sparklance.format.FileVersion
+import io.sparklance.table.{FeatureFlags, Fragment, Manifest, RowIdSource, WriterVersion}
+import io.sparklance.table.commit.Operation.{Append, CreateIndex, Overwrite}
+import io.sparklance.table.proto.{ManifestCodec, ManifestMessage, RowIdCodec}
+import io.sparklance.util.Errors
+
+// Spec: lance-format/lance rust/lance/src/dataset/transaction.rs (Transaction::build_manifest,
+// assign_row_ids), rust/lance-table/src/format/manifest.rs (new_from_previous,
+// update_max_fragment_id) and rust/lance-table/src/feature_flags.rs (apply_feature_flags), in
+// the July 2026 mirror; checked against what pylance 14.0.2 writes. A pure function: the
+// manifest that a transaction makes of the version it builds on. Nothing here touches storage.
+
+object NextManifest {
+
+  /**
+   * What a commit adds besides the transaction: when it happens, the transaction file it
+   * wrote, how to create the table (no base), and config entries it records (the idempotent
+   * write's AppTransaction).
+   */
+  final case class Context(
+      timestamp: Instant,
+      transactionFile: Option[String],
+      newTable: Option[NewTable] = None,
+      configUpserts: Map[String, String] = Map.empty,
+      writer: WriterVersion = WriterIdentity.current)
+
+  /** The manifest `txn` makes of `base` (None: the table does not exist yet). */
+  def apply(base: Option[Manifest], txn: Transaction, ctx: Context): Manifest = {
+    base.foreach(checkWritable)
+    val version = base.fold(1L)(_.version + 1)
+    val where = base.fold("a new table")(b => s"version ${b.version}")
+    txn.operation match {
+      case Append(fragments) =>
+        val b = base.getOrElse(throw new IllegalStateException("an Append needs an existing table"))
+        // New ids continue after the highest id ever used, deleted fragments' included.
+        val firstId = b.maxFragmentId.map(_ + 1).getOrElse(if (b.fragments.isEmpty) 0L else b.fragments.map(_.id).max + 1)
+        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+        val (added, nextRowId) = place(fragments, firstId, if (stable) Some(b.nextRowId) else None, version)
+        finish(b.copy(fragments = (b.fragments ++ added).sortBy(_.id), nextRowId = nextRowId.getOrElse(b.nextRowId)),
+          version, b.maxFragmentId, ctx, stable)
+      case Overwrite(fragments, schema, configUpserts) =>
+        val stable = base.fold(ctx.newTable.exists(_.stableRowIds))(b => (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0)
+        // An overwrite numbers its fragments from 0 again (max_fragment_id keeps its high-water mark).
+        val (added, nextRowId) = place(fragments, 0L, if (stable) Some(base.fold(0L)(_.nextRowId)) else None, version)
+        val fileVersion = dataFileVersion(added, where)
+          .orElse(ctx.newTable.map(_.fileVersion).filter(_ => base.isEmpty))
+          .orElse(base.flatMap(_.fileVersion(where)))
+          .getOrElse(FileVersion.V2_2)
+        val start = base.getOrElse(emptyTable(ctx))
+        finish(start.copy(
+          schema = schema,
+          fragments = added.sortBy(_.id),
+          nextRowId = nextRowId.getOrElse(start.nextRowId),
+          dataFormat = Some(("lance", fileVersion.name)),
+          config = start.config ++ configUpserts,
+          indices = IndexedSeq.empty),
+          version, start.maxFragmentId, ctx, stable)
+      case CreateIndex(added, removed) =>
+        val b = base.getOrElse(throw new IllegalStateException("a CreateIndex needs an existing table"))
+        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+        finish(ManifestCodec.replaceIndices(b, removed.map(_.uuid).toSet, added), version, b.maxFragmentId, ctx, stable)
+      case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
+    }
+  }
+
+  private def emptyTable(ctx: Context): Manifest = {
+    val t = ctx.newTable.getOrElse(throw new IllegalStateException("creating a table needs its NewTable"))
+    Manifest(0L, t.schema, IndexedSeq.empty, 0L, 0L, None, None, None, 0L, Map.empty, Map.empty, IndexedSeq.empty, None, None,
+      None, None, None, ManifestMessage.Empty)
+  }
+
+  /**
+   * Gives the new fragments whose id is 0 ("unassigned") the ids from `firstId` on, and on
+   * tables with stable row ids the next row ids (one range per fragment) and, for fragments
+   * with rows, `version` as the created-at and last-updated-at version of every row.
+   */
+  private def place(fragments: IndexedSeq[Fragment], firstId: Long, nextRowId: Option[Long], version: Long): (IndexedSeq[Fragment], Option[Long]) = {
+    var id = firstId
+    var rowId = nextRowId
+    val placed = fragments.map { f =>
+      val withId = if (f.id == 0) { val g = f.copy(id = id); id += 1; g } else f
+      rowId match {
+        case Some(next) if withId.rowIds.isEmpty =>
+          rowId = Some(next + withId.physicalRows)
+          val versions = if (withId.physicalRows > 0) Some(RowIdSource.Inline(RowIdCodec.encodeUniformVersion(withId.physicalRows, version))) else None
+          withId.copy(rowIds = Some(RowIdSource.Inline(RowIdCodec.encodeRange(next, next + withId.physicalRows))),
+            createdAtVersions = versions, lastUpdatedAtVersions = versions)
+        case _ => withId
+      }
+    }
+    (placed, rowId)
+  }
+
+  private def dataFileVersion(fragments: Seq[Fragment], where: String): Option[FileVersion] = {
+    val versions = fragments.iterator.flatMap(_.files).map(f => FileVersion.fromDataFile(f.path, f.majorVersion, f.minorVersion)).toSet
+    if (versions.size > 1) throw Errors.invalidArgument(s"$where: the new data files mix file format versions ${versions.mkString(", ")}")
+    versions.headOption
+  }
+
+  /** What every commit sets: version, flags, max fragment id, writer, time, transaction file. */
+  private def finish(m: Manifest, version: Long, previousMax: Option[Long], ctx: Context, stable: Boolean): Manifest = {
+    val config = m.config ++ ctx.configUpserts
+    val fragments = m.fragments
+    if (stable && fragments.exists(_.rowIds.isEmpty))
+      throw new IllegalStateException("a table with stable row ids needs row ids on every fragment")
+    // Recomputed from scratch on every commit, as apply_feature_flags does; the table-config bit
+    // follows the config as written (Rust computes it before an Overwrite's upserts are applied).
+    var reader = 0L
+    var writer = 0L
+    if (fragments.exists(_.deletionFile.isDefined)) { reader |= FeatureFlags.DeletionFiles; writer |= FeatureFlags.DeletionFiles }
+    if (stable) { reader |= FeatureFlags.StableRowIds; writer |= FeatureFlags.StableRowIds }
+    if (config.nonEmpty) writer |= FeatureFlags.TableConfig
+    if (m.basePaths.nonEmpty) { reader |= FeatureFlags.BasePaths; writer |= FeatureFlags.BasePaths }
+    val maxId = if (fragments.isEmpty) previousMax else Some(math.max(previousMax.getOrElse(-1L), fragments.map(_.id).max))
+    m.copy(version = version, config = config, readerFeatureFlags = reader, writerFeatureFlags = writer, maxFragmentId = maxId,
+      writerVersion = Some(ctx.writer), timestamp = Some(ctx.timestamp), transactionFile = ctx.transactionFile,
+      indexSectionOffset = None, transactionSectionOffset = None)
+  }
+
+  /**
+   * A writer must understand the table it builds on: every writer flag known
+   * (feature_flags.rs, can_write_dataset), and a writer version recorded, without which Lance
+   * first repairs the fragments' row counts (io/commit.rs, migrate_manifest), which this writer
+   * does not do.
+   */
+  private def checkWritable(b: Manifest): Unit = {
+    val known = FeatureFlags.DeletionFiles | FeatureFlags.StableRowIds | FeatureFlags.UseV2FormatDeprecated |
+      FeatureFlags.TableConfig | FeatureFlags.BasePaths | FeatureFlags.DisableTransactionFile
+    val unknown = (b.writerFeatureFlags | b.readerFeatureFlags) & ~known
+    if (unknown != 0) throw Errors.unknownWriterFlags(s"version ${b.version}", b.writerFeatureFlags | b.readerFeatureFlags, unknown)
+    if (ManifestCodec.hasManifestDictionaries(b))
+      throw Errors.unsupported("committing on a legacy (0.1) table with dictionary-encoded columns", s"version ${b.version}")
+    if (b.writerVersion.isEmpty && b.fragments.nonEmpty)
+      throw Errors.unsupported("committing on a table last written by a Lance release before 0.8 (its manifest names no writer); " +
+        "write to it once with pylance first", s"version ${b.version}")
+  }
+}

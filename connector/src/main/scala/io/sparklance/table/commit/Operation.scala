@@ -1,0 +1,92 @@
+package io.sparklance.table.commit
+
+import io.sparklance.format.LanceSchema
+import io.sparklance.table.{BasePath, Fragment, IndexMetadata}
+
+// Spec: protos/lance/transaction.proto and lance-format/lance rust/lance/src/dataset/transaction.rs
+// (Operation). What one Lance transaction did. Append and Overwrite are what this project
+// commits; the other operations are read from transactions other writers committed, with
+// what Lance's conflict rules look at ([[ConflictRules]]), so that a commit can decide whether
+// it may rebase onto them. Later issues give them a write side.
+
+sealed trait Operation extends Product {
+  /** Lance's name of the operation, as its errors and `lance.debug` print it. */
+  def name: String = productPrefix
+}
+
+object Operation {
+
+  /** New fragments (ids 0 = assigned at commit) added to the table. */
+  final case class Append(fragments: IndexedSeq[Fragment]) extends Operation
+
+  /**
+   * A new table content and schema (also how a table is created). `configUpserts` are
+   * written into the table config; the fragments get ids from 0.
+   */
+  final case class Overwrite(fragments: IndexedSeq[Fragment], schema: LanceSchema, configUpserts: Map[String, String] = Map.empty)
+      extends Operation
+
+  /** Rows deleted: fragments with new deletion files and fragments removed whole. */
+  final case class Delete(updatedFragments: IndexedSeq[Fragment], deletedFragmentIds: IndexedSeq[Long], predicate: String)
+      extends Operation
+
+  /**
+   * Rows updated or merge-inserted. `rewriteColumns`: columns rewritten in place (else rows
+   * moved to `newFragments`); `insertedRowsFilter`: a primary-key merge-insert recorded the keys
+   * it inserted; `compactedShards`: MemWAL shards (id, generation) merged by this update.
+   */
+  final case class Update(
+      removedFragmentIds: IndexedSeq[Long],
+      updatedFragments: IndexedSeq[Fragment],
+      newFragments: IndexedSeq[Fragment],
+      fieldsModified: IndexedSeq[Int],
+      rewriteColumns: Boolean,
+      insertedRowsFilter: Boolean,
+      compactedShards: IndexedSeq[(String, Long)]) extends Operation
+
+  final case class CreateIndex(newIndices: IndexedSeq[IndexMetadata], removedIndices: IndexedSeq[IndexMetadata]) extends Operation
+
+  /** Compaction: each group's old fragments replaced by new ones. */
+  final case class Rewrite(groups: IndexedSeq[RewriteGroup]) extends Operation
+  final case class RewriteGroup(oldFragmentIds: IndexedSeq[Long], newFragmentIds: IndexedSeq[Long])
+
+  /** Columns added: the whole new fragment list and schema (field ids of the schema kept). */
+  final case class Merge(fragmentIds: IndexedSeq[Long], schemaFieldIds: Set[Int], preservesNullability: Boolean) extends Operation
+
+  final case class Restore(version: Long) extends Operation
+  final case class ReserveFragments(count: Int) extends Operation
+
+  /** Columns removed or renamed: the new schema's field ids. */
+  final case class Project(schemaFieldIds: Set[Int], preservesNullability: Boolean) extends Operation
+
+  /**
+   * Config, table metadata, schema metadata or field metadata changed. Each map update is
+   * key -> new value (None: removed), and whether it replaces the whole map.
+   */
+  final case class UpdateConfig(
+      config: Option[MapUpdate],
+      tableMetadata: Option[MapUpdate],
+      schemaMetadata: Option[MapUpdate],
+      fieldMetadata: Map[Int, MapUpdate]) extends Operation
+  final case class MapUpdate(entries: Map[String, Option[String]], replace: Boolean) {
+    def changes: Boolean = replace || entries.nonEmpty
+  }
+
+  /** Data files of some columns swapped in place: (fragment id, field ids of the new file). */
+  final case class DataReplacement(replacements: IndexedSeq[(Long, IndexedSeq[Int])]) extends Operation
+
+  /** Overlay files attached to fragments. */
+  final case class DataOverlay(fragmentIds: IndexedSeq[Long]) extends Operation
+
+  /** MemWAL state: (shard id, generation) of the SSTables it records as compacted. */
+  final case class UpdateMemWalState(compactedShards: IndexedSeq[(String, Long)]) extends Operation
+
+  final case class Clone(shallow: Boolean, refVersion: Long, refPath: String, branch: Option[String]) extends Operation
+
+  final case class UpdateBases(newBases: IndexedSeq[BasePath]) extends Operation
+
+  /** An operation of a newer writer (its field number in the Transaction message). */
+  final case class Unknown(fieldNumber: Int) extends Operation {
+    override def name: String = s"unknown operation $fieldNumber"
+  }
+}

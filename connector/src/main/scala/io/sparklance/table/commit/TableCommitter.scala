@@ -1,0 +1,242 @@
+package io.sparklance.table.commit
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.time.Instant
+import java.util.UUID
+import java.util.concurrent.ThreadLocalRandom
+
+import scala.util.control.NonFatal
+
+import io.sparklance.format.FileVersion
+import io.sparklance.storage.{ObjectStore, Paths, PutResult}
+import io.sparklance.table.{Manifest, ManifestFile, ManifestNaming, Snapshot}
+import io.sparklance.table.commit.Operation.{Append, CreateIndex, Overwrite}
+import io.sparklance.table.proto.TransactionCodec
+import io.sparklance.util.{Bytes, Errors, LanceException}
+
+// Spec: lance-format/lance rust/lance/src/io/commit.rs (commit_transaction: load the
+// transactions committed since the read version, check them, build the manifest, write it
+// with create-if-absent, retry with slot back-off) and rust/lance-core/src/utils/backoff.rs
+// (SlotBackoff). The one place that commits and the one place that retries.
+
+/**
+ * Commits transactions to the table at `root`. Each attempt: find the latest version; stop
+ * if the request's AppTransaction is already recorded there; check every transaction
+ * committed since the read version against Lance's rules ([[ConflictRules]]); write
+ * `_transactions/<read>-<uuid>.txn`; build the next manifest on the latest one
+ * ([[NextManifest]]) and create it with one atomic create-if-absent. Another writer's version
+ * in the way means another attempt after a jittered wait, up to `options.maxRetries`. A write
+ * whose outcome is unknown is settled by reading the version back, never by deleting.
+ * Data files are never deleted here.
+ */
+final class TableCommitter(store: ObjectStore, root: String, options: CommitOptions = CommitOptions()) {
+  private val table = Paths.stripTrailingSlash(root)
+  private val versionsDir = Paths.join(table, Snapshot.VersionsDir)
+  private val transactionsDir = Paths.join(table, "_transactions")
+
+  /** Reads of a version whose write had an unknown outcome, before giving up. */
+  private val SettleAttempts = 3
+
+  def commit(request: CommitRequest): CommitOutcome = {
+    store.requireAtomicCreate(table)
+    request.operation match {
+      case _: Append | _: Overwrite => ()
+      case _: CreateIndex if request.readVersion.isDefined => ()
+      case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
+    }
+    if (request.readVersion.isEmpty && request.operation.isInstanceOf[Append] && request.newTable.isEmpty)
+      throw new IllegalStateException("an Append without a read version needs the NewTable to create")
+    val uuid = UUID.randomUUID().toString
+    val properties = request.properties ++ request.appTransaction.map(a => a.configKey -> a.version.toString)
+    val backoff = new SlotBackoff(options.maxBackoffMillis)
+    val checked = new TransactionsSeen
+    var readVersion = request.readVersion
+    var attempt = 0
+    val started = System.nanoTime()
+    while (true) {
+      attempt += 1
+      val latest = latestVersion()
+      val base = latest.map { case (v, name) => load(v, name) }
+      val duplicate = for (app <- request.appTransaction; (m, _) <- base if recorded(m, app)) yield m.version
+      if (duplicate.isDefined) return CommitOutcome(duplicate.get, attempt, duplicate = true)
+
+      val (operation, newTable) = (readVersion, base) match {
+        case (None, None) => (asCreate(request), Some(request.newTable.getOrElse(defaultNewTable(request.operation))))
+        case (None, Some((m, _))) =>
+          request.operation match {
+            case _: Overwrite => throw Errors.tableAlreadyExists(table, m.version)
+            case _ =>
+              // Created meanwhile by another writer: append to it if it holds the same columns.
+              val ours = request.newTable.get.schema
+              if (shape(ours) != shape(m.schema)) throw Errors.createdConcurrently(table, describe(ours), describe(m.schema))
+              readVersion = Some(m.version)
+              (request.operation, None)
+          }
+        case (Some(r), _) =>
+          val latestV = base.fold(throw Errors.notADataset(table, "its _versions/ folder holds no manifests"))(_._1.version)
+          if (latestV < r) throw Errors.versionNotFound(table, r, Seq(latestV))
+          checked.checkUpTo(r, latestV, request.operation)
+          (request.operation, None)
+      }
+      val read = base.fold(0L)(_._1.version)
+      val txn = Transaction(read, uuid, operation, properties)
+      val txnBytes = TransactionCodec.encode(txn)
+      val txnPath = Paths.join(transactionsDir, txn.fileName)
+      writeNew(txnPath, txnBytes)
+      val ctx = NextManifest.Context(Instant.now(), Some(txn.fileName), newTable,
+        request.appTransaction.map(a => a.configKey -> a.version.toString).toMap)
+      val next = NextManifest(base.map(_._1), txn, ctx)
+      val naming = latest.flatMap { case (_, name) => ManifestNaming.parse(name).map(_._2) }.getOrElse(ManifestNaming.V2)
+      val path = Paths.join(versionsDir, naming.fileName(next.version))
+      put(path, ManifestFile.serialize(next, Some(txnBytes)), next.version, uuid) match {
+        case PutResult.Created =>
+          writeHint(next.version)
+          return CommitOutcome(next.version, attempt, duplicate = false)
+        case PutResult.AlreadyExists =>
+          // Definitely not ours: the transaction file it would have referenced is unused.
+          try store.delete(txnPath) catch { case NonFatal(_) => () }
+          if (attempt > options.maxRetries) throw Errors.commitRetriesExhausted(table, attempt, next.version)
+          if (attempt == 1) backoff.unitFrom(System.nanoTime() - started)
+          Thread.sleep(backoff.next())
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  /** True if `app` (or a later version of the same appId) is already committed at the latest version. */
+  def alreadyCommitted(app: AppTransaction): Boolean =
+    latestVersion().exists { case (v, name) => recorded(load(v, name)._1, app) }
+
+  private def recorded(m: Manifest, app: AppTransaction): Boolean =
+    m.config.get(app.configKey).flatMap(_.toLongOption).exists(_ >= app.version)
+
+  /** Creating the table is an Overwrite, as pylance's create; the NewTable's config goes with it. */
+  private def asCreate(request: CommitRequest): Operation = {
+    val config = request.newTable.fold(Map.empty[String, String])(_.config)
+    request.operation match {
+      case Append(fragments) => Overwrite(fragments, request.newTable.get.schema, config)
+      case o: Overwrite => o.copy(configUpserts = config ++ o.configUpserts)
+      case other => other
+    }
+  }
+
+  private def defaultNewTable(op: Operation): NewTable = op match {
+    case o: Overwrite => NewTable(o.schema, FileVersion.V2_2, stableRowIds = false)
+    case other => throw new IllegalStateException(s"cannot create a table with a ${other.name}")
+  }
+
+  /** Field ids, parents, names and types: what must agree for two writers to share a table. */
+  private def shape(s: io.sparklance.format.LanceSchema) = s.flatFields.map(f => (f.id, f.parentId, f.name, f.logicalType))
+  private def describe(s: io.sparklance.format.LanceSchema) =
+    s.flatFields.map(f => s"${f.name}:${f.logicalType}#${f.id}").mkString("[", ", ", "]")
+
+  /** The latest version and its manifest's file name, or None when the table has no version yet. */
+  private def latestVersion(): Option[(Long, String)] =
+    store.listNames(versionsDir).flatMap(n => ManifestNaming.parse(n).map { case (v, _) => (v, n) })
+      .maxByOption(_._1)
+
+  private def load(version: Long, name: String): (Manifest, Bytes) = {
+    val path = Paths.join(versionsDir, name)
+    val bytes = Bytes.wrap(path, 0, store.readAll(path))
+    val m = ManifestFile.parse(bytes)
+    if (m.version != version) throw Errors.corrupt(path, s"the manifest says version ${m.version} but its file name says version $version")
+    (m, bytes)
+  }
+
+  /** The transaction that made `m`: inline in its file, else its `.txn` file. */
+  private def transactionOf(m: Manifest, bytes: Bytes): Option[Transaction] =
+    ManifestFile.inlineTransaction(bytes, m).map(TransactionCodec.parse).orElse {
+      m.transactionFile.filter(Paths.staysInside).map { f =>
+        val path = Paths.join(transactionsDir, f)
+        TransactionCodec.parse(Bytes.wrap(path, 0, store.readAll(path)))
+      }
+    }
+
+  /** The transactions committed after a read version, each checked once against ours. */
+  private final class TransactionsSeen {
+    private var upTo = -1L
+
+    def checkUpTo(read: Long, latest: Long, mine: Operation): Unit = {
+      val from = math.max(read, upTo) + 1
+      val names = if (from <= latest) store.listNames(versionsDir).flatMap(n => ManifestNaming.parse(n).map { case (v, _) => v -> n }).toMap else Map.empty[Long, String]
+      (from to latest).foreach { v =>
+        val (m, bytes) = load(v, names.getOrElse(v, throw Errors.versionNotFound(table, v, names.keys.toSeq.sorted)))
+        val theirs = transactionOf(m, bytes).getOrElse(Transaction(0, "unknown", Operation.Unknown(0)))
+        ConflictRules.check(mine, theirs.operation) match {
+          case Verdict.Compatible => ()
+          case Verdict.Retryable(why) =>
+            throw Errors.commitConflict(table, mine.name, read, theirs.operation.name, v, theirs.uuid, why, retryable = true)
+          case Verdict.Incompatible(why) =>
+            throw Errors.commitConflict(table, mine.name, read, theirs.operation.name, v, theirs.uuid, why, retryable = false)
+        }
+        upTo = v
+      }
+    }
+  }
+
+  /** Streams a small new file; a failure leaves nothing behind and nothing committed. */
+  private def writeNew(path: String, bytes: Array[Byte]): Unit = {
+    val sink = store.create(path)
+    try { sink.write(bytes); sink.close() }
+    catch { case e: Throwable => sink.abort(); throw e }
+  }
+
+  /**
+   * Creates the manifest of `version` at `path`. An exception from the store leaves the
+   * outcome open: the version is read back, and names our transaction (ours: created),
+   * another's (taken) or is absent (the put is tried again); if that cannot be established,
+   * the commit's state is unknown. Nothing is deleted on this path.
+   */
+  private def put(path: String, bytes: Array[Byte], version: Long, uuid: String): PutResult = {
+    var ambiguous: Option[Throwable] = None
+    var tries = 0
+    while (tries < SettleAttempts) {
+      tries += 1
+      val outcome =
+        try Right(store.putIfAbsent(path, bytes))
+        catch { case NonFatal(e) => Left(e) }
+      outcome match {
+        case Right(PutResult.Created) => return PutResult.Created
+        case Right(PutResult.AlreadyExists) if ambiguous.isEmpty => return PutResult.AlreadyExists
+        case Right(PutResult.AlreadyExists) | Left(_) =>
+          outcome.left.foreach(e => ambiguous = Some(e))
+          try {
+            if (store.exists(path)) {
+              val b = Bytes.wrap(path, 0, store.readAll(path))
+              val m = ManifestFile.parse(b)
+              val ours = transactionOf(m, b).map(_.uuid).contains(uuid) || m.transactionFile.exists(_.endsWith(s"-$uuid.txn"))
+              return if (ours) PutResult.Created else PutResult.AlreadyExists
+            }
+          } catch { case NonFatal(e) => ambiguous = Some(e) }
+      }
+    }
+    throw Errors.commitStateUnknown(table, version, uuid, ambiguous.get)
+  }
+
+  /** `_versions/latest_version_hint.json` as pylance 14 writes it; best effort (readers check it). */
+  private def writeHint(version: Long): Unit = {
+    val hint = Paths.join(versionsDir, Snapshot.VersionHintFile)
+    try {
+      store.delete(hint)
+      store.putIfAbsent(hint, s"""{"version":$version}""".getBytes(UTF_8))
+    } catch { case NonFatal(_) => () }
+  }
+}
+
+/**
+ * Rust's SlotBackoff (rust/lance-core/src/utils/backoff.rs): attempt i waits a random whole
+ * number of units below 4 * 2^i, the unit being 1.1 times how long the first attempt took, so
+ * that writers racing for one version spread out; here each wait is also capped.
+ */
+private final class SlotBackoff(maxMillis: Long) {
+  private var unit = 50L
+  private var attempt = 0
+
+  def unitFrom(firstAttemptNanos: Long): Unit = unit = math.max(10L, firstAttemptNanos * 11 / 10 / 1000000L)
+
+  def next(): Long = {
+    val slots = 1L << math.min(attempt + 2, 30)
+    attempt += 1
+    math.min(maxMillis, ThreadLocalRandom.current().nextLong(slots) * unit)
+  }
+}

@@ -1,0 +1,161 @@
+package io.sparklance.table.proto
+
+import scala.jdk.CollectionConverters._
+
+import com.google.protobuf.{ByteString, InvalidProtocolBufferException}
+
+import io.sparklance.format.proto.FileMetadataCodec
+import io.sparklance.table.BasePath
+import io.sparklance.table.commit.{Operation, Transaction}
+import io.sparklance.table.commit.Operation._
+import io.sparklance.util.{Bytes, Errors}
+
+// Spec: protos/lance/transaction.proto and lance-format/lance rust/lance/src/dataset/transaction.rs
+// (TryFrom<pb::Transaction> / From<&Transaction>). The only place that turns Transaction
+// messages into table.commit.Transaction and back.
+
+object TransactionCodec {
+  import TransactionProtos.{Transaction => Pb}
+
+  /** Parses a `.txn` file or an inline transaction section. */
+  def parse(bytes: Bytes): Transaction = {
+    val where = bytes.path
+    val t =
+      try Pb.parseFrom(bytes.toArray)
+      catch { case e: InvalidProtocolBufferException => throw Errors.corruptProto(where, bytes.fileOffset, "Transaction", e) }
+    Transaction(t.getReadVersion, t.getUuid, operation(t, where), t.getTransactionPropertiesMap.asScala.toMap, t.getTag,
+      Some(new TransactionMessage(t)))
+  }
+
+  private def fragments(fs: java.util.List[TableProtos.DataFragment], where: String) =
+    fs.asScala.map(ManifestCodec.fragment(_, where)).toIndexedSeq
+
+  private def ids(xs: java.util.List[java.lang.Long]) = xs.asScala.map(_.longValue).toIndexedSeq
+
+  private def shards(ss: java.util.List[TableProtos.CompactedSsTable]) =
+    ss.asScala.map(s => java.util.HexFormat.of().formatHex(s.getShardId.getUuid.toByteArray) -> s.getGeneration).toIndexedSeq
+
+  private def mapUpdate(m: Pb.UpdateMap): MapUpdate =
+    MapUpdate(m.getUpdateEntriesList.asScala.map(e => e.getKey -> (if (e.hasValue) Some(e.getValue) else None)).toMap, m.getReplace)
+
+  private def operation(t: Pb, where: String): Operation = t.getOperationCase match {
+    case Pb.OperationCase.APPEND => Append(fragments(t.getAppend.getFragmentsList, where))
+    case Pb.OperationCase.DELETE =>
+      val d = t.getDelete
+      Delete(fragments(d.getUpdatedFragmentsList, where), ids(d.getDeletedFragmentIdsList), d.getPredicate)
+    case Pb.OperationCase.OVERWRITE =>
+      val o = t.getOverwrite
+      Overwrite(fragments(o.getFragmentsList, where), FileMetadataCodec.schema(o.getSchemaList.asScala.toSeq, o.getSchemaMetadataMap, where),
+        o.getConfigUpsertValuesMap.asScala.toMap)
+    case Pb.OperationCase.CREATE_INDEX =>
+      val c = t.getCreateIndex
+      CreateIndex(c.getNewIndicesList.asScala.map(ManifestCodec.indexMetadata(_, where)).toIndexedSeq,
+        c.getRemovedIndicesList.asScala.map(ManifestCodec.indexMetadata(_, where)).toIndexedSeq)
+    case Pb.OperationCase.REWRITE =>
+      val r = t.getRewrite
+      // Old writers used the flat form (1, 2); Rust reads it as one group.
+      val groups =
+        if (r.getGroupsCount > 0) r.getGroupsList.asScala.map(g => (g.getOldFragmentsList, g.getNewFragmentsList)).toIndexedSeq
+        else if (r.getOldFragmentsCount > 0 || r.getNewFragmentsCount > 0) IndexedSeq((r.getOldFragmentsList, r.getNewFragmentsList))
+        else IndexedSeq.empty
+      Rewrite(groups.map { case (o, n) => RewriteGroup(o.asScala.map(_.getId).toIndexedSeq, n.asScala.map(_.getId).toIndexedSeq) })
+    case Pb.OperationCase.MERGE =>
+      val m = t.getMerge
+      Merge(m.getFragmentsList.asScala.map(_.getId).toIndexedSeq, m.getSchemaList.asScala.map(_.getId).toSet, m.getPreservesNullability)
+    case Pb.OperationCase.RESTORE => Restore(t.getRestore.getVersion)
+    case Pb.OperationCase.RESERVE_FRAGMENTS => ReserveFragments(t.getReserveFragments.getNumFragments)
+    case Pb.OperationCase.UPDATE =>
+      val u = t.getUpdate
+      Update(ids(u.getRemovedFragmentIdsList), fragments(u.getUpdatedFragmentsList, where), fragments(u.getNewFragmentsList, where),
+        u.getFieldsModifiedList.asScala.map(_.intValue).toIndexedSeq, u.getUpdateMode == Pb.UpdateMode.REWRITE_COLUMNS,
+        u.hasInsertedRows, shards(u.getCompactedSstablesList))
+    case Pb.OperationCase.PROJECT =>
+      val p = t.getProject
+      Project(p.getSchemaList.asScala.map(_.getId).toSet, p.getPreservesNullability)
+    case Pb.OperationCase.UPDATE_CONFIG =>
+      val c = t.getUpdateConfig
+      // The deprecated forms (1-4) read as the current ones, as Rust's TryFrom does.
+      val config =
+        if (c.hasConfigUpdates) Some(mapUpdate(c.getConfigUpdates))
+        else if (c.getUpsertValuesCount > 0 || c.getDeleteKeysCount > 0)
+          Some(MapUpdate(c.getUpsertValuesMap.asScala.map { case (k, v) => k -> Some(v) }.toMap ++
+            c.getDeleteKeysList.asScala.map(_ -> None), replace = false))
+        else None
+      val schemaMeta =
+        if (c.hasSchemaMetadataUpdates) Some(mapUpdate(c.getSchemaMetadataUpdates))
+        else if (c.getSchemaMetadataCount > 0) Some(MapUpdate(c.getSchemaMetadataMap.asScala.map { case (k, v) => k -> Some(v) }.toMap, replace = true))
+        else None
+      val fieldMeta =
+        if (c.getFieldMetadataUpdatesCount > 0) c.getFieldMetadataUpdatesMap.asScala.map { case (k, v) => k.intValue -> mapUpdate(v) }.toMap
+        else c.getFieldMetadataMap.asScala.map { case (k, v) =>
+          k.intValue -> MapUpdate(v.getMetadataMap.asScala.map { case (a, b) => a -> Some(b) }.toMap, replace = true)
+        }.toMap
+      UpdateConfig(config, if (c.hasTableMetadataUpdates) Some(mapUpdate(c.getTableMetadataUpdates)) else None, schemaMeta, fieldMeta)
+    case Pb.OperationCase.DATA_REPLACEMENT =>
+      DataReplacement(t.getDataReplacement.getReplacementsList.asScala.map { r =>
+        r.getFragmentId -> r.getNewFile.getFieldsList.asScala.map(_.intValue).toIndexedSeq
+      }.toIndexedSeq)
+    case Pb.OperationCase.DATA_OVERLAY => DataOverlay(t.getDataOverlay.getGroupsList.asScala.map(_.getFragmentId).toIndexedSeq)
+    case Pb.OperationCase.UPDATE_MEM_WAL_STATE => UpdateMemWalState(shards(t.getUpdateMemWalState.getCompactedSstablesList))
+    case Pb.OperationCase.CLONE =>
+      val c = t.getClone
+      Clone(c.getIsShallow, c.getRefVersion, c.getRefPath, if (c.hasBranchName) Some(c.getBranchName) else None)
+    case Pb.OperationCase.UPDATE_BASES =>
+      UpdateBases(t.getUpdateBases.getNewBasesList.asScala.map { b =>
+        BasePath(b.getId, if (b.hasName) Some(b.getName) else None, b.getIsDatasetRoot, b.getPath)
+      }.toIndexedSeq)
+    case _ =>
+      // A newer writer's operation is an unknown field in the oneof's number range (100 up).
+      t.getUnknownFields.asMap.keySet.asScala.map(_.intValue).filter(n => n >= 100 && n < 200).minOption match {
+        case Some(n) => Unknown(n)
+        case None => throw Errors.corrupt(where, "the transaction names no operation")
+      }
+  }
+
+  // ---- build side ------------------------------------------------------------------------
+
+  /**
+   * The serialized Transaction of `t`, built on the message it was parsed from (if any), so
+   * that what the view does not model is kept. Append, Overwrite and a new CreateIndex are built
+   * from the view; the other operations are only ever re-encoded from their message.
+   */
+  def encode(t: Transaction): Array[Byte] = {
+    val raw = t.message.map(_.transaction)
+    val b = raw.fold(Pb.newBuilder())(_.toBuilder)
+    b.setReadVersion(t.readVersion).setUuid(t.uuid).setTag(t.tag)
+    // Rewritten only when changed, so that a rebuilt message keeps its entries' order.
+    if (b.getTransactionPropertiesMap.asScala != t.properties) b.clearTransactionProperties().putAllTransactionProperties(t.properties.asJava)
+    def positional(fs: IndexedSeq[io.sparklance.table.Fragment], rawFs: Seq[TableProtos.DataFragment]) =
+      fs.zipWithIndex.map { case (f, i) => ManifestCodec.encodeFragment(f, rawFs.lift(i)) }.asJava
+    t.operation match {
+      case Append(fs) =>
+        val ab = raw.filter(_.hasAppend).fold(Pb.Append.newBuilder())(_.getAppend.toBuilder)
+        val rawFs = ab.getFragmentsList.asScala.toSeq
+        b.setAppend(ab.clearFragments().addAllFragments(positional(fs, rawFs)))
+      case Overwrite(fs, schema, config) =>
+        val ob = raw.filter(_.hasOverwrite).fold(Pb.Overwrite.newBuilder())(_.getOverwrite.toBuilder)
+        val rawFs = ob.getFragmentsList.asScala.toSeq
+        val rawFields = ob.getSchemaList.asScala.map(f => f.getId -> f).toMap
+        ob.clearFragments().addAllFragments(positional(fs, rawFs))
+        ob.clearSchema()
+        schema.flatFields.foreach { f =>
+          val built = FileMetadataCodec.buildField(f)
+          ob.addSchema(rawFields.get(f.id).filter(r => FileMetadataCodec.flatField(r) == f).getOrElse(built))
+        }
+        // Rust never fills the Overwrite's schema_metadata (3); the schema's metadata travels here only when set.
+        if (ob.getSchemaMetadataMap.asScala.map { case (k, v) => k -> v.toStringUtf8 } != schema.metadata) {
+          ob.clearSchemaMetadata()
+          schema.metadata.foreach { case (k, v) => ob.putSchemaMetadata(k, ByteString.copyFromUtf8(v)) }
+        }
+        if (ob.getConfigUpsertValuesMap.asScala != config) ob.clearConfigUpsertValues().putAllConfigUpsertValues(config.asJava)
+        b.setOverwrite(ob)
+      case CreateIndex(added, removed) if raw.isEmpty =>
+        b.setCreateIndex(Pb.CreateIndex.newBuilder()
+          .addAllNewIndices(added.map(ManifestCodec.buildIndex).asJava)
+          .addAllRemovedIndices(removed.map(ManifestCodec.buildIndex).asJava))
+      case other =>
+        if (raw.isEmpty) throw new IllegalStateException(s"writing a ${other.name} transaction is not supported yet")
+    }
+    b.build().toByteArray
+  }
+}

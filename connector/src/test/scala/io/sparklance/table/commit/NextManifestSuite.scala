@@ -1,0 +1,105 @@
+package io.sparklance.table.commit
+
+import java.io.File
+import java.nio.file.Files
+import java.time.Instant
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparklance.format.{FileVersion, LanceSchema}
+import io.sparklance.table.{DataFile, FeatureFlags, Fragment, Manifest, ManifestFile, RowIdSource}
+import io.sparklance.table.commit.Operation.{Append, Overwrite}
+import io.sparklance.table.proto.RowIdCodec
+import io.sparklance.testutil.{CommitFixtures, Golden}
+import io.sparklance.util.{Bytes, LanceException}
+
+/** The pure next-manifest function: what a transaction makes of the version it builds on. */
+class NextManifestSuite extends AnyFunSuite {
+  private val schema = CommitFixtures.schema
+  private def frag(rows: Long, name: String = "f.lance", minor: Int = 2) =
+    Fragment(0, IndexedSeq(DataFile(name, IndexedSeq(0, 1), IndexedSeq(0, 1), 2, minor, 100, None)), None, rows, None)
+  private val t0 = Instant.parse("2026-11-26T00:00:00.123456789Z")
+  private def ctx(newTable: Option[NewTable] = None, config: Map[String, String] = Map.empty) =
+    NextManifest.Context(t0, Some("t.txn"), newTable, config)
+
+  /** Through the bytes and back, as a reader will see it. */
+  private def roundTrip(m: Manifest): Manifest = ManifestFile.parse(Bytes.wrap("m", 0, ManifestFile.serialize(m, Some(Array[Byte](1, 2)))))
+
+  private def create(stable: Boolean, frags: Fragment*): Manifest =
+    roundTrip(NextManifest(None, Transaction(0, "u0", Overwrite(frags.toIndexedSeq, schema)),
+      ctx(Some(NewTable(schema, FileVersion.V2_2, stable)))))
+
+  test("creating a table: version 1, ids from 0, format from the files, our writer, no flags") {
+    val m = create(stable = false, frag(10), frag(5))
+    assert(m.version == 1 && m.fragments.map(_.id) == Seq(0, 1) && m.maxFragmentId.contains(1L))
+    assert(m.dataFormat.contains(("lance", "2.2")) && m.schema == schema)
+    assert(m.readerFeatureFlags == 0 && m.writerFeatureFlags == 0 && m.config.isEmpty && m.indices.isEmpty)
+    assert(m.writerVersion.map(_.library).contains("spark-lance") && m.timestamp.contains(t0) && m.transactionFile.contains("t.txn"))
+    assert(m.transactionSectionOffset.contains(0L) && m.fragments.forall(_.rowIds.isEmpty))
+    // An empty table: no max fragment id, the format the NewTable asks for.
+    val empty = roundTrip(NextManifest(None, Transaction(0, "u", Overwrite(IndexedSeq.empty, schema)), ctx(Some(NewTable(schema, FileVersion.V2_1, false)))))
+    assert(empty.maxFragmentId.isEmpty && empty.dataFormat.contains(("lance", "2.1")))
+  }
+
+  test("an append numbers its fragments after the highest id ever used and keeps the rest") {
+    val base = create(stable = false, frag(10), frag(5))
+    val next = roundTrip(NextManifest(Some(base), Transaction(1, "u1", Append(IndexedSeq(frag(3, "a.lance"), frag(4, "b.lance")))), ctx()))
+    assert(next.version == 2 && next.fragments.map(_.id) == Seq(0, 1, 2, 3) && next.maxFragmentId.contains(3L))
+    assert(next.fragments.take(2) == base.fragments && next.fragments.map(_.files.head.path).drop(2) == Seq("a.lance", "b.lance"))
+    // After an overwrite fragment ids restart at 0 but the high-water mark stays.
+    val over = roundTrip(NextManifest(Some(next), Transaction(2, "u2", Overwrite(IndexedSeq(frag(1)), schema)), ctx()))
+    assert(over.fragments.map(_.id) == Seq(0) && over.maxFragmentId.contains(3L))
+    val after = roundTrip(NextManifest(Some(over), Transaction(3, "u3", Append(IndexedSeq(frag(1)))), ctx()))
+    assert(after.fragments.map(_.id) == Seq(0, 4) && after.maxFragmentId.contains(4L))
+  }
+
+  test("stable row ids: ranges from next_row_id, created/updated versions, flags, as pylance writes them") {
+    val base = create(stable = true, frag(1000), frag(500))
+    assert(base.readerFeatureFlags == FeatureFlags.StableRowIds && base.writerFeatureFlags == FeatureFlags.StableRowIds)
+    assert(base.nextRowId == 1500)
+    def ids(f: Fragment) = RowIdCodec.decode(f.rowIds.get.asInstanceOf[RowIdSource.Inline].bytes, f.physicalRows, "t").toSeq
+    assert(ids(base.fragments(1)) == (1000L until 1500L))
+    val next = roundTrip(NextManifest(Some(base), Transaction(1, "u", Append(IndexedSeq(frag(200)))), ctx()))
+    assert(next.nextRowId == 1700 && ids(next.fragments(2)) == (1500L until 1700L))
+    val created = next.fragments(2).createdAtVersions.get.asInstanceOf[RowIdSource.Inline].bytes
+    assert(created.sameElements(RowIdCodec.encodeUniformVersion(200, 2)))
+    assert(next.fragments(2).lastUpdatedAtVersions.get.asInstanceOf[RowIdSource.Inline].bytes.sameElements(created))
+    // An overwrite keeps counting row ids.
+    val over = roundTrip(NextManifest(Some(next), Transaction(2, "u", Overwrite(IndexedSeq(frag(5)), schema)), ctx()))
+    assert(over.nextRowId == 1705 && ids(over.fragments.head) == (1700L until 1705L))
+
+    // The same bytes as pylance 14 wrote for the fragments of its own stable-row-id table.
+    val dir = new File(Golden.root, "stable_row_ids/dataset/_versions")
+    val first = dir.listFiles().filter(_.getName.endsWith(".manifest")).map(f => ManifestFile.parse(Bytes.wrap(f.getPath, 0, Files.readAllBytes(f.toPath))))
+      .minBy(_.version)
+    var start = 0L
+    first.fragments.foreach { f =>
+      assert(f.rowIds.get.asInstanceOf[RowIdSource.Inline].bytes.sameElements(RowIdCodec.encodeRange(start, start + f.physicalRows)))
+      assert(f.createdAtVersions.get.asInstanceOf[RowIdSource.Inline].bytes.sameElements(RowIdCodec.encodeUniformVersion(f.physicalRows, first.version)))
+      start += f.physicalRows
+    }
+    assert(first.fragments.nonEmpty && first.nextRowId == start)
+  }
+
+  test("an overwrite replaces schema and fragments, drops indices, upserts config; the config flag follows") {
+    val other = LanceSchema.fromArrow(new org.apache.arrow.vector.types.pojo.Schema(java.util.List.of(
+      io.sparklance.testutil.ArrowData.field("x", new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true)))), "t")
+    val base = create(stable = false, frag(10))
+    val next = roundTrip(NextManifest(Some(base), Transaction(1, "u", Overwrite(IndexedSeq(frag(2, minor = 1)), other, Map("k" -> "v"))), ctx()))
+    assert(next.schema == other && next.config == Map("k" -> "v") && next.writerFeatureFlags == FeatureFlags.TableConfig)
+    assert(next.dataFormat.contains(("lance", "2.1")) && next.indices.isEmpty)
+    val app = roundTrip(NextManifest(Some(next), Transaction(2, "u", Append(IndexedSeq(frag(1, minor = 1)))), ctx(config = Map("spark-lance.txn.a" -> "3"))))
+    assert(app.config == Map("k" -> "v", "spark-lance.txn.a" -> "3") && app.schema == other)
+  }
+
+  test("a table this writer cannot extend is refused") {
+    val base = create(stable = false, frag(1))
+    val flagged = base.copy(writerFeatureFlags = 256)
+    val e = intercept[LanceException](NextManifest(Some(flagged), Transaction(1, "u", Append(IndexedSeq(frag(1)))), ctx()))
+    assert(e.errorClass == "LANCE_UNSUPPORTED_FEATURE")
+    val old = base.copy(writerVersion = None)
+    assert(intercept[LanceException](NextManifest(Some(old), Transaction(1, "u", Append(IndexedSeq(frag(1)))), ctx())).errorClass == "LANCE_UNSUPPORTED_FEATURE")
+    val mixed = Overwrite(IndexedSeq(frag(1, minor = 1), frag(1, minor = 2)), schema)
+    assert(intercept[LanceException](NextManifest(Some(base), Transaction(1, "u", mixed), ctx())).errorClass == "LANCE_INVALID_ARGUMENT")
+  }
+}
