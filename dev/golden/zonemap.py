@@ -6,7 +6,8 @@ Usage:
       Writes DIR/table: one fragment of 250 rows of many column types with a ZONEMAP index on
       each column (a list column's included) (100 rows per zone, the default 8192 on `id`), then appends the 530 rows of
       DIR/new.arrow (also written) in fragments of at most 200 rows, without touching the
-      indices. DIR/reference is a copy of DIR/table on which pylance's `optimize_indices`
+      indices (DIR/base is a copy from before the append, for spark-lance to append the same
+      rows to). DIR/reference is a copy of DIR/table on which pylance's `optimize_indices`
       then extended every index: the reference for what spark-lance writes. Prints one JSON
       object: {"versions": [version before the append, after it], "reference": {index name:
       {"file", "fragment_ids", "dataset_version", "index_version", "details" (hex), "files"}}}.
@@ -100,6 +101,7 @@ def make(dir_: Path) -> dict:
     new = pa.table(_columns(OLD_ROWS, NEW_ROWS))
     with pa.OSFile(str(dir_ / "new.arrow"), "wb") as f, pa.ipc.new_file(f, new.schema) as w:
         w.write_table(new)
+    shutil.copytree(table, dir_ / "base")
     after = lance.write_dataset(new, table, mode="append", max_rows_per_file=ROWS_PER_FILE).version
     shutil.copytree(table, dir_ / "reference")
     ref = lance.dataset(dir_ / "reference")

@@ -143,9 +143,9 @@ final class ZoneMapBuilder(val targets: IndexedSeq[ZoneMapTarget]) {
    * The zones of fragment `f` that pylance embeds in its data file, for the targets whose
    * index asks for them; the writer adds each as a global buffer with its metadata entry.
    */
-  def seeds(f: FragmentZoneMaps, allocator: org.apache.arrow.memory.BufferAllocator): IndexedSeq[ZoneSeed] =
+  def seeds(f: FragmentZoneMaps): IndexedSeq[ZoneSeed] =
     columns.zip(f.columns).collect { case (c, z) if c.target.seeds && c.valueType != null =>
-      ZoneSeed.encode(c.target.columnName, c.target.rowsPerZone, c.valueType, z, allocator)
+      ZoneSeed.encode(c.target.columnName, c.target.rowsPerZone, c.valueType, z)
     }
 
   /** The zone maps of every fragment written, in the order they were written. */

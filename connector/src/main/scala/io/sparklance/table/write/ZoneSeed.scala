@@ -5,7 +5,7 @@ import java.nio.channels.Channels
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.arrow.memory.BufferAllocator
+import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector.{UInt4Vector, UInt8Vector, VectorSchemaRoot}
 import org.apache.arrow.vector.ipc.ArrowFileWriter
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
@@ -28,11 +28,13 @@ object ZoneSeed {
   def key(column: String): String = s"lance.seed.$column"
 
   /** The seed of `zones`, zones of a column of `valueType`. */
-  def encode(column: String, rowsPerZone: Long, valueType: ArrowType, zones: ColumnZones, allocator: BufferAllocator): ZoneSeed = {
+  def encode(column: String, rowsPerZone: Long, valueType: ArrowType, zones: ColumnZones): ZoneSeed = {
     def u(name: String, bits: Int) = new Field(name, FieldType.notNullable(new ArrowType.Int(bits, false)), null)
     val hex = zones.nullRows.iterator.map(b => f"${b & 0xff}%02x").mkString
     val schema = new Schema(Seq(new Field("min", FieldType.nullable(valueType), null), new Field("max", FieldType.nullable(valueType), null),
       u("null_count", 32), u("nan_count", 32), u("zone_length", 64)).asJava, Map("seed_null_bitmap" -> hex).asJava)
+    // A few rows per zone: the vectors of a fragment's zones hold kilobytes.
+    val allocator = new RootAllocator(1L << 28)
     val root = VectorSchemaRoot.create(schema, allocator)
     try {
       root.allocateNew()
@@ -49,6 +51,6 @@ object ZoneSeed {
       val w = new ArrowFileWriter(root, null, Channels.newChannel(out))
       try { w.start(); w.writeBatch(); w.end() } finally w.close()
       ZoneSeed(key(column), rowsPerZone, out.toByteArray)
-    } finally root.close()
+    } finally { root.close(); allocator.close() }
   }
 }

@@ -11,7 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{FileLocations, Snapshot, ZoneMapIndex}
-import io.sparklance.table.commit.{CommitRequest, TableCommitter}
+import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
 import io.sparklance.util.Json
 
 /**
@@ -95,7 +95,7 @@ class ZoneMapSuite extends AnyFunSuite {
     // pylance embeds zones of strings, binaries, decimals and wider fixed-size binaries (default_use_seeds).
     assert(seeded.toSet == Set("s", "ls", "bin", "dec"))
     val triples = b.fragments().zip(newFragments).zipWithIndex.flatMap { case ((z, f), k) =>
-      val seeds = b.seeds(z, allocator)
+      val seeds = b.seeds(z)
       assert(seeds.map(_.metadataKey) == seeded.map(ZoneSeed.key))
       assert(seeds.map(_.metadataValue(3)) == seeded.map(_ => "3:100"))
       seeds.flatMap { seed =>
@@ -195,6 +195,47 @@ class ZoneMapSuite extends AnyFunSuite {
       assert(i.copy(fragments = None) == a.copy(fragments = None) && i.fragments == a.fragments)
     }
     assert(latest.indices.find(_.uuid == lst.uuid).get.copy(fragments = None) == lst.copy(fragments = None))
+  }
+
+  test("end to end on rows we write: our fragment writer appends, our committer commits, the zone maps extended as by pylance") {
+    val base = new File(dir, "base").getPath
+    val m = Snapshot.open(store, base, None).manifest
+    assert(m.version == before.version)
+    val ts = ZoneMapWriter.targets(store, base, m, m.schema)
+    val zoneMaps = new ZoneMapBuilder(ts)
+    val writer = new FragmentWriter(store, base, m.schema, FragmentWriterOptions(maxRowsPerFile = 200))
+    val in = new FileInputStream(new File(dir, "new.arrow"))
+    val reader = new ArrowFileReader(in.getChannel, allocator)
+    try {
+      while (reader.loadNextBatch()) {
+        val batch = reader.getVectorSchemaRoot
+        var from = 0
+        while (from < batch.getRowCount) {
+          // What the fragment writer will do per slice of a batch it appends to a data file.
+          val inFile = writer.rowsWritten % 200
+          val count = math.min(200 - inFile, (batch.getRowCount - from).toLong).toInt
+          val slice = batch.slice(from, count)
+          try writer.write(slice) finally slice.close()
+          zoneMaps.observe(batch, from, count, inFile)
+          from += count
+        }
+      }
+    } finally { reader.close(); in.close() }
+    val fragments = writer.finish()
+    val committer = new TableCommitter(store, base)
+    val appended = committer.commit(CommitRequest(Some(m.version), Operation.Append(fragments))).version
+    val committed = Snapshot.open(store, base, Some(appended)).manifest
+    val u = ZoneMapWriter.prepare(store, base, committed, ts, fragments.zip(zoneMaps.fragments())).get
+    assert(u.added.map(_.name).toSet == extended)
+    val indexed = committer.commit(CommitRequest(Some(appended), u.operation)).version
+    assert(indexed == appended + 1)
+    val result = python("check", base, new File(dir, "reference").getPath).head
+    assert(result("wrong") == Seq(), result("wrong"))
+    assert(result("same_plans").asInstanceOf[Seq[Any]].forall(_ == true), result("same_plans"))
+    assert(result("indexed").asInstanceOf[Map[String, Any]].forall { case (name, n) => n.toString.toDouble == (if (extended(name)) 780 else 250) })
+    val pairs = u.added.flatMap(a => Seq(new File(base, s"_indices/${a.uuid}/zonemap.lance").getPath, reference(a.name)("file").toString))
+    val bad = python("compare" +: pairs: _*).filterNot(_("equal") == true)
+    assert(bad.isEmpty, bad.map(v => s"${v("file")}: ${v("diff")}").mkString("\n"))
   }
 
   test("an update that will not be committed removes its files") {
