@@ -1,6 +1,6 @@
 package io.sparklance.table.write
 
-import java.nio.{ByteBuffer, ByteOrder}
+import java.nio.ByteBuffer
 import java.util.UUID
 
 import scala.collection.immutable.ArraySeq
@@ -28,8 +28,7 @@ import io.sparklance.util.Errors
 // the columns min, max (the column's type, nullable), null_count and nan_count (UInt32),
 // fragment_id, zone_start and zone_length (UInt64), the schema metadata `rows_per_zone` and,
 // when the old index had one, `null_bitmap` naming the global buffer that holds every null row
-// (rust/lance-select/src/mask.rs RowAddrTreeMap::serialize_into: u32 count, then per fragment,
-// ascending, u32 id, u32 size and a portable 32-bit Roaring bitmap of offsets; size 0 = all).
+// (a [[RowAddrTreeMap]]).
 
 /**
  * The index commit that extends zone maps over new fragments: a CreateIndex transaction with
@@ -132,7 +131,13 @@ object ZoneMapWriter {
         else {
           val uuid = UUID.randomUUID().toString
           val path = Paths.join(root, IndexDir, uuid, FileName)
-          val nullRows = oldZones.nullRows.map(rows => NullRows.merge(rows, added.map { case (id, z) => id -> z.nullRows }, oldDir))
+          // The old index's null rows, and the new fragments' (those with any).
+          val nullRows = oldZones.nullRows.map(rows => RowAddrTreeMap.encode(RowAddrTreeMap.decode(rows.toArray, Paths.join(oldDir, FileName)) ++
+            added.collect { case (id, z) if z.nullRows.nonEmpty =>
+              val b = new RoaringBitmap()
+              b.deserialize(ByteBuffer.wrap(z.nullRows.toArray))
+              id -> Some(b)
+            }))
           val size = write(store, path, oldZones, added, target.rowsPerZone, nullRows, allocator)
           val fragments = old.fragments.get.clone()
           added.foreach { case (id, _) => fragments.add(id.toInt) }
@@ -225,37 +230,4 @@ object ZoneMapWriter {
   private[write] def count(n: Long, what: String): Int =
     if (n < 0 || n > 0xffffffffL) throw Errors.invalidArgument(s"a zone's $what of $n does not fit the index's UInt32")
     else n.toInt
-
-  /** The index's bitmap of null rows (RowAddrTreeMap's serialization), parsed as far as merging needs. */
-  private object NullRows {
-    /** `old` with the fragments of `added` (offsets' bitmaps, empty = no null row) inserted in id order. */
-    def merge(old: ArraySeq[Byte], added: Seq[(Long, ArraySeq[Byte])], where: String): Array[Byte] = {
-      val entries = parse(old.toArray, Paths.join(where, FileName)) ++ added.filter(_._2.nonEmpty).map { case (id, b) => id -> b.toArray }
-      val sorted = entries.sortBy(_._1)
-      if (sorted.map(_._1).distinct.length != sorted.length)
-        throw Errors.invalidArgument("a new fragment's null rows are already in the zone map")
-      val out = ByteBuffer.allocate(4 + sorted.map(8 + _._2.length).sum).order(ByteOrder.LITTLE_ENDIAN)
-      out.putInt(sorted.length)
-      // A size of 0 stands for a whole fragment; it is kept as it was read.
-      sorted.foreach { case (id, b) => out.putInt(id.toInt).putInt(b.length).put(b) }
-      out.array()
-    }
-
-    private def parse(b: Array[Byte], where: String): Seq[(Long, Array[Byte])] = {
-      val buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN)
-      def bad(what: String) = Errors.corrupt(where, s"the bitmap of null rows: $what")
-      if (b.length < 4) throw bad(s"${b.length} bytes, too short for its entry count")
-      val n = buf.getInt() & 0xffffffffL
-      if (n > (b.length - 4) / 8) throw bad(s"$n entries in ${b.length} bytes")
-      (0L until n).map { _ =>
-        if (buf.remaining() < 8) throw bad("an entry is cut short")
-        val id = buf.getInt() & 0xffffffffL
-        val size = buf.getInt() & 0xffffffffL
-        if (size > buf.remaining()) throw bad(s"fragment $id's bitmap of $size bytes runs past the end")
-        val bytes = new Array[Byte](size.toInt)
-        buf.get(bytes)
-        id -> bytes
-      }
-    }
-  }
 }
