@@ -23,6 +23,8 @@ Usage:
   python dev/golden/zonemap.py commit TABLE UPDATE.json REFERENCE
       Commits the CreateIndex transaction of UPDATE.json ({"added": [...], "removed": [uuids]})
       with pylance on a copy of TABLE (TABLE_pylance), then checks it as `check` does.
+  python dev/golden/zonemap.py optimize TABLE
+      Runs pylance's `optimize_indices` on TABLE. Prints {index name: its new zonemap.lance}.
   python dev/golden/zonemap.py check TABLE REFERENCE
       Checks that pylance answers filters through the indices as it does on
       REFERENCE (the same rows, indices extended by pylance; its answers are not always those of
@@ -288,6 +290,12 @@ if __name__ == "__main__":
             print(json.dumps(seed(d, c, o)))
     elif cmd == "commit":
         print(json.dumps(commit(args[0], args[1], args[2])))
+    elif cmd == "optimize":
+        ds = lance.dataset(args[0])
+        ds.optimize.optimize_indices()
+        ds = lance.dataset(args[0])
+        print(json.dumps({i.name: str(Path(args[0]) / "_indices" / i.uuid / "zonemap.lance")
+                          for i in ds.read_transaction(ds.version).operation.new_indices}))
     elif cmd == "check":
         print(json.dumps(check(args[0], args[1])))
     else:

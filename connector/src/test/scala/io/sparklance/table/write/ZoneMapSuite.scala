@@ -10,7 +10,9 @@ import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStore
-import io.sparklance.table.{FileLocations, Snapshot, ZoneMapIndex}
+import io.sparklance.format.FileVersion
+import io.sparklance.format.write.{FileWriterOptions, LanceFileWriter}
+import io.sparklance.table.{DataFile, FileLocations, Fragment, Snapshot, ZoneMapIndex}
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
 import io.sparklance.util.Json
 
@@ -197,8 +199,16 @@ class ZoneMapSuite extends AnyFunSuite {
     assert(latest.indices.find(_.uuid == lst.uuid).get.copy(fragments = None) == lst.copy(fragments = None))
   }
 
+  /** A copy of the table as it was before pylance appended the new rows. */
+  private def copyOfBase(name: String): File = {
+    val copy = new File(dir, name)
+    val from = new File(dir, "base").toPath
+    Files.walk(from).forEach(p => Files.copy(p, copy.toPath.resolve(from.relativize(p).toString)))
+    copy
+  }
+
   test("end to end on rows we write: our fragment writer appends, our committer commits, the zone maps extended as by pylance") {
-    val base = new File(dir, "base").getPath
+    val base = copyOfBase("ours").getPath
     val m = Snapshot.open(store, base, None).manifest
     assert(m.version == before.version)
     val ts = ZoneMapWriter.targets(store, base, m, m.schema)
@@ -236,6 +246,58 @@ class ZoneMapSuite extends AnyFunSuite {
     val pairs = u.added.flatMap(a => Seq(new File(base, s"_indices/${a.uuid}/zonemap.lance").getPath, reference(a.name)("file").toString))
     val bad = python("compare" +: pairs: _*).filterNot(_("equal") == true)
     assert(bad.isEmpty, bad.map(v => s"${v("file")}: ${v("diff")}").mkString("\n"))
+  }
+
+  /**
+   * Appends the new rows to a copy of the table before the append, writing each data file as
+   * the fragment writer does, with the zones pylance embeds for indices with `use_seeds`
+   * (those of column `tamper` taken from the next fragment, to see whether pylance reads them),
+   * and runs pylance's optimize_indices on it. Returns the copy and pylance's new index files.
+   */
+  private def appendWithSeeds(name: String, tamper: Option[String]): (String, Map[String, Any]) = {
+    val copy = copyOfBase(name)
+    val m = Snapshot.open(store, copy.getPath, None).manifest
+    val ts = ZoneMapWriter.targets(store, copy.getPath, m, m.schema)
+    val zoneMaps = new ZoneMapBuilder(ts)
+    val options = FileWriterOptions()
+    val (major, minor) = FileVersion.dataFileVersion(options.version)
+    val in = new FileInputStream(new File(dir, "new.arrow"))
+    val reader = new ArrowFileReader(in.getChannel, allocator)
+    val files = try {
+      assert(reader.loadNextBatch())
+      val batch = reader.getVectorSchemaRoot
+      (0 until batch.getRowCount by 200).map { from =>
+        val count = math.min(200, batch.getRowCount - from)
+        val fileName = FragmentWriter.newFileName()
+        val writer = new LanceFileWriter(store.create(FragmentWriter.path(copy.getPath, fileName)), m.schema, options)
+        writer.write(batch, from, count)
+        zoneMaps.observe(batch, from, count, 0)
+        (fileName, writer, zoneMaps.finishFragment())
+      }
+    } finally { reader.close(); in.close() }
+    val fragments = files.indices.map { k =>
+      val (fileName, writer, zones) = files(k)
+      val seeds = zoneMaps.seeds(zones).map { seed =>
+        if (tamper.exists(c => seed.metadataKey == ZoneSeed.key(c))) zoneMaps.seeds(files((k + 1) % files.length)._3).find(_.metadataKey == seed.metadataKey).get
+        else seed
+      }
+      val written = writer.finish(seeds.map(seed => seed.metadataKey -> seed.metadataValue(writer.addGlobalBuffer(seed.bytes))).toMap)
+      Fragment(0L, IndexedSeq(DataFile(fileName, written.fieldIds, written.columnIndices, major, minor, written.size, None)), None, written.numRows, None)
+    }
+    new TableCommitter(store, copy.getPath).commit(CommitRequest(Some(m.version), Operation.Append(fragments)))
+    (copy.getPath, python("optimize", copy.getPath).head)
+  }
+
+  test("pylance's optimize_indices takes the zones we embed in our data files") {
+    val (_, indices) = appendWithSeeds("seeded", None)
+    val pairs = indices.toSeq.flatMap { case (name, file) => Seq(file.toString, reference(name)("file").toString) }
+    val bad = python("compare" +: pairs: _*).filterNot(_("equal") == true)
+    assert(bad.isEmpty, bad.map(v => s"${v("file")}: ${v("diff")}").mkString("\n"))
+    // Seeds that lie are believed: pylance read ours instead of scanning the column.
+    val (_, lied) = appendWithSeeds("seeded_wrong", Some("s"))
+    val verdicts = python("compare" +: lied.toSeq.flatMap { case (name, file) => Seq(file.toString, reference(name)("file").toString) }: _*)
+    assert(verdicts.filterNot(_("equal") == true).map(v => new File(v("file").toString).getParentFile.getName).toSet ==
+      Set(new File(lied("s_idx").toString).getParentFile.getName))
   }
 
   test("an update that will not be committed removes its files") {
