@@ -42,8 +42,9 @@ lazy val connector = (project in file("connector"))
       // Puts google/protobuf/*.proto (any, empty, timestamp) on protoc's include path.
       "com.google.protobuf" % "protobuf-java" % protobufVersion % "protobuf",
       "org.scalatest" %% "scalatest" % "3.2.19" % Test,
-      // S3Suite reads through s3a from a local S3 server. hadoop-aws matches Spark's Hadoop;
-      // instead of the AWS SDK's all-in-one bundle, only the SDK modules s3a loads.
+      // The S3 suites (S3Suite, S3WriteSuite) read and write through s3a on a local SeaweedFS.
+      // hadoop-aws matches Spark's Hadoop; instead of the AWS SDK's all-in-one bundle (686 MB),
+      // only the SDK modules s3a loads. Test scope: none of it goes into our jar.
       "org.apache.hadoop" % "hadoop-aws" % hadoopVersion % Test exclude ("software.amazon.awssdk", "bundle"),
       "software.amazon.awssdk" % "s3" % awsSdkVersion % Test,
       "software.amazon.awssdk" % "sts" % awsSdkVersion % Test,

@@ -13,17 +13,32 @@ def comparable(col: pa.ChunkedArray) -> list:
     col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
     t = col.type
     if pa.types.is_floating(t):
-        width = {32: np.uint32, 64: np.uint64}[t.bit_width]
+        width = {16: np.uint16, 32: np.uint32, 64: np.uint64}[t.bit_width]
         bits = col.fill_null(0).to_numpy(zero_copy_only=False).view(width)
         valid = col.is_valid().to_pylist()
         return [int(b) if ok else None for b, ok in zip(bits, valid)]
     if pa.types.is_timestamp(t) or pa.types.is_date(t):
-        return pc.cast(col, pa.int64() if pa.types.is_timestamp(t) else pa.int32()).to_pylist()
+        return pc.cast(col, pa.int32() if pa.types.is_date32(t) else pa.int64()).to_pylist()
     if pa.types.is_large_string(t):
         col = pc.cast(col, pa.string())
     if pa.types.is_large_binary(t):
         col = pc.cast(col, pa.binary())
+    if pa.types.is_nested(t):
+        return [_nan_safe(v) for v in col.to_pylist()]
     return col.to_pylist()
+
+
+def _nan_safe(value):
+    """A nested value where NaN equals NaN (floats inside lists, structs and maps)."""
+    if isinstance(value, float) and value != value:
+        return "NaN"
+    if isinstance(value, list):
+        return [_nan_safe(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_nan_safe(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _nan_safe(v) for k, v in value.items()}
+    return value
 
 
 def assert_same(actual: pa.Table, expected: pa.Table, what: str) -> None:

@@ -10,7 +10,8 @@ Two uses, one implementation:
 - from pytest: `with S3Server.started() as s3:` (see the `s3_server` fixture in conftest.py);
 - as a script, for the Scala tests (testutil/S3Server.scala): `python s3_server.py` prints one
   JSON line with the endpoint, bucket and keys once the server is ready, then runs until it is
-  killed (SIGTERM) or its standard input closes, and stops the server on the way out.
+  killed (SIGTERM, SIGINT) and stops the server on the way out. With `--stop-on-eof` it also
+  stops when its standard input closes, which happens when the process that started it dies.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterator
@@ -33,7 +35,6 @@ from typing import Iterator
 ACCESS_KEY = "spark-lance-test"
 SECRET_KEY = "spark-lance-test-secret"
 REGION = "us-east-1"
-BUCKET = "lance-test"
 READY_SECONDS = 90  # 1.3-2.4 s when idle, up to 16 s measured under load
 
 
@@ -99,7 +100,11 @@ class S3Server:
         self.log_path = log_path
 
     @classmethod
-    def start(cls, bucket: str = BUCKET) -> "S3Server":
+    def start(cls, bucket: str | None = None) -> "S3Server":
+        # A new bucket name for every server: Hadoop caches one S3A file system per bucket name
+        # (not per endpoint) in a JVM, so a second server's bucket of the same name would be
+        # reached through the first one's endpoint.
+        bucket = bucket or f"lance-test-{uuid.uuid4().hex[:12]}"
         data_dir = tempfile.mkdtemp(prefix="spark-lance-s3-")
         # Every port SeaweedFS opens is given: the HTTP ones and their gRPC twins (by default
         # port + 10000, which another instance's free port may be).
@@ -165,7 +170,7 @@ class S3Server:
 
     @classmethod
     @contextlib.contextmanager
-    def started(cls, bucket: str = BUCKET) -> Iterator[Endpoint]:
+    def started(cls, bucket: str | None = None) -> Iterator[Endpoint]:
         server = cls.start(bucket)
         try:
             yield server.endpoint
@@ -178,8 +183,9 @@ def main() -> None:
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGINT, lambda *_: stopping.set())
-    # A parent that dies without killing us closes our standard input: stop then too.
-    threading.Thread(target=lambda: (sys.stdin.read(), stopping.set()), daemon=True).start()
+    if "--stop-on-eof" in sys.argv[1:]:
+        # A parent that dies without killing us closes our standard input: stop then too.
+        threading.Thread(target=lambda: (sys.stdin.read(), stopping.set()), daemon=True).start()
     print(json.dumps(asdict(server.endpoint)), flush=True)
     try:
         while not stopping.wait(0.5) and server.process.poll() is None:

@@ -2,21 +2,26 @@ package io.sparklance.spark
 
 import java.util
 
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
-import org.apache.spark.sql.sources.DataSourceRegister
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
+import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import io.sparklance.spark.write.LanceSave
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.Snapshot
+import io.sparklance.util.NotFoundException
 
 /**
  * The `lance` data source: `spark.read.format("lance").load(uri)`. The version is resolved
  * once here, on the driver, and pinned for the whole query.
+ *
+ * `df.write.format("lance").mode(m).save(uri)` reaches [[createRelation]] in every save mode
+ * (see [[LanceTable]] for why), which runs the one DataSource V2 write ([[LanceSave]]).
  */
-final class LanceDataSource extends TableProvider with DataSourceRegister {
+final class LanceDataSource extends TableProvider with CreatableRelationProvider with DataSourceRegister {
 
   override def shortName(): String = "lance"
 
@@ -25,8 +30,13 @@ final class LanceDataSource extends TableProvider with DataSourceRegister {
   // manifest, several round trips on an object store).
   private var loaded: Option[(Map[String, String], LanceTable)] = None
 
-  override def inferSchema(options: CaseInsensitiveStringMap): StructType =
-    LanceSparkException.boundary(cachedLoad(options.asCaseSensitiveMap()).schema())
+  // DataFrameWriter asks for the schema before it hands a save to createRelation, also where
+  // the write is to create the table: a path without one infers no columns here. Reading such a
+  // path still fails with LANCE_DATASET_NOT_FOUND, when Spark asks the table for its schema.
+  override def inferSchema(options: CaseInsensitiveStringMap): StructType = LanceSparkException.boundary {
+    val table = cachedLoad(options.asCaseSensitiveMap())
+    if (table.exists) table.schema() else new StructType()
+  }
 
   override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table =
     LanceSparkException.boundary(cachedLoad(properties))
@@ -44,9 +54,20 @@ final class LanceDataSource extends TableProvider with DataSourceRegister {
     val opts = LanceOptions.parse(options)
     val spark = SparkSession.active
     val stores = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala))
-    val snapshot = Snapshot.resolve(stores.create(), opts.path, opts.branch, opts.version, opts.allowedBasePaths)
+    val snapshot =
+      try Right(Snapshot.resolve(stores.create(), opts.path, opts.branch, opts.version, opts.allowedBasePaths))
+      catch { case e: NotFoundException if e.errorClass == "LANCE_DATASET_NOT_FOUND" => Left(e) }
     new LanceTable(snapshot, opts, stores)
   }
+
+  // Spark 4.0+ asks before createRelation whether each column's type can be written, and by
+  // default refuses interval types. Every type is let through here: the write's own schema
+  // mapping (WriteSchema) stores what Lance can hold (DAY TO SECOND intervals as durations) and
+  // refuses the rest with LANCE_UNSUPPORTED_FEATURE naming the column.
+  override def supportsDataType(dt: DataType): Boolean = true
+
+  override def createRelation(sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation =
+    LanceSparkException.boundary(LanceSave.run(sqlContext, mode, parameters, data))
 
   private implicit class AsScala(m: util.Map[String, String]) {
     def asScala: Map[String, String] = scala.jdk.CollectionConverters.MapHasAsScala(m).asScala.toMap

@@ -2,7 +2,10 @@ package io.sparklance.spark
 
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
 
-/** The scan metrics shown in the Spark UI, summed over tasks (the peak: its largest). */
+/**
+ * The scan and write metrics shown in the Spark UI, summed over tasks (the peak: its largest).
+ * A write's commit metrics are measured on the driver (Write.reportDriverMetrics, Spark 4.0+).
+ */
 object LanceMetrics {
   val BytesRead = "lanceBytesRead"
   val RowsDeleted = "lanceRowsDeleted"
@@ -13,6 +16,12 @@ object LanceMetrics {
   val IndexFragments = "lanceIndexFragments"
   val IndexRows = "lanceIndexRows"
   val ArrowPeak = "lanceArrowPeakBytes"
+  val RowsWritten = "lanceRowsWritten"
+  val FilesWritten = "lanceFilesWritten"
+  val BytesWritten = "lanceBytesWritten"
+  val CommitAttempts = "lanceCommitAttempts"
+  val CommitRetries = "lanceCommitRetries"
+  val CommitTime = "lanceCommitTimeMs"
 
   // Spark instantiates metric classes reflectively by name, so each needs a no-arg class.
   final class BytesReadMetric extends CustomSumMetric {
@@ -57,6 +66,34 @@ object LanceMetrics {
     override def aggregateTaskMetrics(taskMetrics: Array[Long]): String =
       if (taskMetrics.isEmpty) "0" else taskMetrics.max.toString
   }
+
+  final class RowsWrittenMetric extends CustomSumMetric {
+    override def name(): String = RowsWritten
+    override def description(): String = "rows written"
+  }
+  final class FilesWrittenMetric extends CustomSumMetric {
+    override def name(): String = FilesWritten
+    override def description(): String = "data files written"
+  }
+  final class BytesWrittenMetric extends CustomSumMetric {
+    override def name(): String = BytesWritten
+    override def description(): String = "bytes of data files written"
+  }
+  final class CommitAttemptsMetric extends CustomSumMetric {
+    override def name(): String = CommitAttempts
+    override def description(): String = "commit attempts"
+  }
+  final class CommitRetriesMetric extends CustomSumMetric {
+    override def name(): String = CommitRetries
+    override def description(): String = "commit retries after a concurrent commit"
+  }
+  final class CommitTimeMetric extends CustomSumMetric {
+    override def name(): String = CommitTime
+    override def description(): String = "commit time (ms)"
+  }
+
+  def write: Array[CustomMetric] = Array(new RowsWrittenMetric, new FilesWrittenMetric, new BytesWrittenMetric,
+    new CommitAttemptsMetric, new CommitRetriesMetric, new CommitTimeMetric)
 
   def all: Array[CustomMetric] = Array(new BytesReadMetric, new RowsDeletedMetric, new FragmentsReadMetric,
     new FragmentsPrunedMetric, new ZonesPrunedMetric, new RowsPrunedMetric, new IndexFragmentsMetric, new IndexRowsMetric,

@@ -2,18 +2,36 @@ package io.sparklance.spark
 
 import java.util
 
-import org.apache.spark.sql.connector.catalog.{MetadataColumn => SparkMetadataColumn, SupportsMetadataColumns, SupportsRead, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{MetadataColumn => SparkMetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.{DataType, LongType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import io.sparklance.spark.write.{LanceWriteBuilder, WriteTarget}
 import io.sparklance.storage.ObjectStoreFactory
 import io.sparklance.table.{BasePaths, BlobFetch, BlobMode, MetadataColumn, Snapshot}
-import io.sparklance.util.Redaction
+import io.sparklance.util.{LanceException, Redaction}
 
-/** One pinned version of a Lance table, as Spark sees it. */
-final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val stores: ObjectStoreFactory)
-    extends Table with SupportsRead with SupportsMetadataColumns {
+/**
+ * A Lance table as Spark sees it: one pinned version to read, and, when it is the `target` of a
+ * DataFrame write ([[io.sparklance.spark.write.LanceSave]]), where that write goes. `resolved`
+ * is the pinned version, or why there is none (no table at the path yet): reading fails with
+ * that error only when Spark asks for the schema, so that a write can create the table.
+ *
+ * Only a write target declares BATCH_WRITE. The table `spark.read`/`df.write` load through
+ * [[LanceDataSource]] must not: Spark's DataFrameWriter refuses the save modes
+ * `errorifexists` and `ignore` for a table that declares it, and hands every mode to
+ * [[LanceDataSource.createRelation]] for one that does not.
+ */
+final class LanceTable(resolved: Either[LanceException, Snapshot], val options: LanceOptions, val stores: ObjectStoreFactory,
+    val target: Option[WriteTarget] = None)
+    extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns {
+
+  def snapshot: Snapshot = resolved.fold(e => throw LanceSparkException(e), identity)
+
+  /** False when there is no table at the path (yet). */
+  def exists: Boolean = resolved.isRight
 
   /**
    * Whether time columns read as Spark's TimeType: only where the session enables it
@@ -41,11 +59,28 @@ final class LanceTable(val snapshot: Snapshot, val options: LanceOptions, val st
   lazy val executorStores: ObjectStoreFactory =
     new BroadcastStores(org.apache.spark.sql.SparkSession.active.sparkContext.broadcast(stores))
 
-  override def name(): String = s"lance.`${Redaction(snapshot.root)}`@v${snapshot.version}"
+  override def name(): String =
+    if (exists) s"lance.`${Redaction(snapshot.root)}`@v${snapshot.version}" else s"lance.`${Redaction(options.path)}` (new)"
 
-  override def schema(): StructType = sparkSchema
+  /** A write target with no table yet has no columns: the write brings them (ACCEPT_ANY_SCHEMA). */
+  override def schema(): StructType = if (target.isDefined && !exists) new StructType() else sparkSchema
 
-  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.BATCH_READ)
+  /**
+   * A write target accepts any schema: the write checks the DataFrame's columns against the
+   * table's itself, naming every missing, extra or differently typed one in one Lance error
+   * ([[io.sparklance.spark.write.WriteColumns]]), and an overwrite replaces the schema.
+   */
+  override def capabilities(): util.Set[TableCapability] = target match {
+    case None => util.EnumSet.of(TableCapability.BATCH_READ)
+    case Some(_) =>
+      val caps = util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA)
+      if (exists) caps.add(TableCapability.BATCH_READ)
+      caps
+  }
+
+  // Spark asks only a table that declares BATCH_WRITE for a write builder.
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
+    new LanceWriteBuilder(this, target.getOrElse(throw new IllegalStateException(s"$name is not a write target")), info)
 
   /** `_rowid`, `_rowaddr` ((fragment id << 32) | offset) and `_fragid`, selectable like columns. */
   override def metadataColumns(): Array[SparkMetadataColumn] = MetadataColumn.all.map { m =>

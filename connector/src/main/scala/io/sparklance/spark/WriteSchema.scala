@@ -190,7 +190,7 @@ object WriteSchema {
   }
 
   /** `dt` without what a declaration need not match: nullability, metadata, collations, interval fields. */
-  private def shape(dt: DataType): DataType = dt match {
+  private[spark] def shape(dt: DataType): DataType = dt match {
     case a: ArrayType => ArrayType(shape(a.elementType), containsNull = true)
     case m: MapType => MapType(shape(m.keyType), shape(m.valueType), valueContainsNull = true)
     case s: StructType => StructType(s.fields.map(f => StructField(f.name, shape(f.dataType))))

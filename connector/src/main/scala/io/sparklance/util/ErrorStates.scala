@@ -26,6 +26,8 @@ object ErrorStates {
     "LANCE_INVALID_COLUMN_METADATA" -> "22023",
     // A vector of the wrong length: data_exception, as pgvector reports "expected N dimensions".
     "LANCE_VECTOR_DIMENSION_MISMATCH" -> "22000",
+    // A DataFrame's columns are not the table's: as Spark's INSERT_COLUMN_ARITY_MISMATCH.
+    "LANCE_SCHEMA_MISMATCH" -> "21S01",
     // numeric_value_out_of_range: an unsigned column given a negative number, a time past its unit.
     "LANCE_VALUE_OUT_OF_RANGE" -> "22003",
     // not_null_violation, as a NOT NULL constraint reports it.

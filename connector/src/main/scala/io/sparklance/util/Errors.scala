@@ -129,6 +129,33 @@ object Errors {
         s"Write only $dimension-value arrays (or nulls) to it, or declare the column without a dimension to store " +
         "arrays of any length.")
 
+  // ---- writes --------------------------------------------------------------------------
+
+  /**
+   * A DataFrame appended to a table whose columns it does not match: columns of the table it
+   * lacks, columns the table lacks, and (column, its Spark type, the type the table takes).
+   */
+  def writeSchemaMismatch(where: String, missing: Seq[String], extra: Seq[String], mistyped: Seq[(String, String, String)]): InvalidArgumentException = {
+    val problems = Seq(
+      if (missing.isEmpty) None else Some(s"missing columns ${missing.map(c => s"'$c'").mkString(", ")}"),
+      if (extra.isEmpty) None else Some(s"columns the table does not have ${extra.map(c => s"'$c'").mkString(", ")}"),
+      if (mistyped.isEmpty) None
+      else Some("columns of another type: " + mistyped.map { case (c, given, wanted) => s"'$c' is $given, the table takes $wanted" }.mkString("; ")))
+    new InvalidArgumentException("LANCE_SCHEMA_MISMATCH",
+      s"$where: the DataFrame's columns do not match the table's: ${problems.flatten.mkString("; ")}. Nothing was written. " +
+        "Select and cast the columns to the table's (spark.read.format(\"lance\").load(path).schema shows them), " +
+        "or replace the table with mode(\"overwrite\").")
+  }
+
+  def reservedColumn(where: String, column: String, reserved: Seq[String]): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_INVALID_ARGUMENT",
+      s"$where: column '$column' has a name Lance reserves (${reserved.mkString(", ")} are computed, not stored). " +
+        "Rename or drop the column.")
+
+  def duplicateColumn(where: String, column: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_INVALID_ARGUMENT",
+      s"$where: the DataFrame has more than one column named '$column'; a Lance table's column names are unique. " +
+        "Rename or drop the duplicates.")
   /**
    * A value the column's Lance type cannot hold (a negative number for an unsigned column, a
    * binary of another width than a fixed-size binary's, a time beyond what the unit stores):

@@ -201,7 +201,7 @@ class BadInputSuite extends AnyFunSuite with LocalSpark with TimeLimits {
     val store = new io.sparklance.storage.hadoop.HadoopObjectStore(new org.apache.hadoop.conf.Configuration())
     val snapshot = io.sparklance.table.Snapshot.open(store, uri, None).copy(root = s"s3a://AKIAH2EXAMPLE:$Secret@bucket/t")
     val options = LanceOptions.parse(new org.apache.spark.sql.util.CaseInsensitiveStringMap(java.util.Map.of("path", uri)))
-    val table = new LanceTable(snapshot, options, new io.sparklance.storage.hadoop.HadoopObjectStoreFactory(new org.apache.hadoop.conf.Configuration()))
+    val table = new LanceTable(Right(snapshot), options, new io.sparklance.storage.hadoop.HadoopObjectStoreFactory(new org.apache.hadoop.conf.Configuration()))
     val scan = new LanceScanBuilder(table).build()
     Seq(table.name(), scan.description(), new LanceAggregateScan(snapshot.root, 3, table.schema(), Seq.fill(table.schema().length)(null)).description())
       .foreach { shown => assert(!shown.contains(Secret) && shown.contains("s3a://***@bucket/t"), shown) }

@@ -44,7 +44,7 @@ object S3Server {
     val script = new File(repo, "python/tests/s3_server.py")
     require(python.canExecute, s"$python is missing: run `make venv`")
     val log = File.createTempFile("s3-server-", ".log")
-    val process = new ProcessBuilder(python.getPath, script.getPath).redirectError(log).start()
+    val process = new ProcessBuilder(python.getPath, script.getPath, "--stop-on-eof").redirectError(log).start()
     // The first stdout line, read with a time limit (readLine itself would wait forever).
     val reader = Executors.newSingleThreadExecutor()
     val line =

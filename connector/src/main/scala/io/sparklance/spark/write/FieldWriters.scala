@@ -93,7 +93,8 @@ private[write] object FieldWriters {
       case (d: ArrowType.Decimal, _: StringType) if d.getBitWidth == 256 =>
         new DecimalStringWriter(v.asInstanceOf[BaseFixedWidthVector], d, context, column, lanceType, nullable)
       case (d: ArrowType.Date, DateType) =>
-        if (d.getUnit == DateUnit.DAY) new DateDayWriter(v.asInstanceOf[DateDayVector], context, column, lanceType, nullable)
+        // Spark's dates are the int days of date32.
+        if (d.getUnit == DateUnit.DAY) new IntWriter(v.asInstanceOf[BaseFixedWidthVector], 32, true, 4, context, column, lanceType, nullable)
         else new DateMilliWriter(v.asInstanceOf[DateMilliVector], context, column, lanceType, nullable)
       case (t: ArrowType.Timestamp, TimestampType | TimestampNTZType) if (t.getTimezone == null) == (dt == TimestampNTZType) =>
         new TickWriter(v.asInstanceOf[BaseFixedWidthVector], 8, TickWriter.Micros, ticksPerSecond(t.getUnit), false, context, column, lanceType, nullable)
@@ -329,11 +330,6 @@ private final class DecimalStringWriter(val vector: BaseFixedWidthVector, target
   }
 }
 
-private final class DateDayWriter(val vector: DateDayVector, c: WriteContext, col: String, lt: String, nullable: Boolean)
-    extends FieldWriter(c, col, lt, nullable) {
-  protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = { vector.setSafe(i, in.getInt(o)); addBytes(4) }
-}
-
 private final class DateMilliWriter(val vector: DateMilliVector, c: WriteContext, col: String, lt: String, nullable: Boolean)
     extends FieldWriter(c, col, lt, nullable) {
   protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = { vector.setSafe(i, in.getInt(o) * 86400000L); addBytes(8) }
@@ -378,57 +374,49 @@ private final class NullWriter(val vector: FieldVector, c: WriteContext, col: St
   protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = ()
 }
 
-private final class ListWriter(val vector: ListVector, element: FieldWriter, c: WriteContext, col: String, lt: String, nullable: Boolean)
+/** Arrays: `begin` a value of `n` items, write the items, `end` it (offsets, where the list type has them). */
+private abstract class ArrayWriter(element: FieldWriter, c: WriteContext, col: String, lt: String, nullable: Boolean)
     extends FieldWriter(c, col, lt, nullable) {
   private val view = new UnsafeArrayData
-  protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
+  protected def begin(i: Int, n: Int): Unit
+  protected def end(i: Int, n: Int): Unit
+  protected final def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
     val a = UnsafeValues.array(in, o, view)
     val n = a.numElements
-    vector.startNewValue(i)
+    begin(i, n)
     var j = 0
     while (j < n) { element.write(a, j); j += 1 }
-    vector.endValue(i, n)
-    addBytes(4)
+    end(i, n)
   }
   override def finish(): Unit = { element.finish(); super.finish() }
   override def reset(): Unit = { super.reset(); element.reset() }
 }
 
+private final class ListWriter(val vector: ListVector, element: FieldWriter, c: WriteContext, col: String, lt: String, nullable: Boolean)
+    extends ArrayWriter(element, c, col, lt, nullable) {
+  protected def begin(i: Int, n: Int): Unit = vector.startNewValue(i)
+  protected def end(i: Int, n: Int): Unit = { vector.endValue(i, n); addBytes(4) }
+}
+
 private final class LargeListWriter(val vector: LargeListVector, element: FieldWriter, c: WriteContext, col: String, lt: String, nullable: Boolean)
-    extends FieldWriter(c, col, lt, nullable) {
-  private val view = new UnsafeArrayData
-  protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
-    val a = UnsafeValues.array(in, o, view)
-    val n = a.numElements
-    vector.startNewValue(i.toLong)
-    var j = 0
-    while (j < n) { element.write(a, j); j += 1 }
-    vector.endValue(i, n.toLong)
-    addBytes(8)
-  }
-  override def finish(): Unit = { element.finish(); super.finish() }
-  override def reset(): Unit = { super.reset(); element.reset() }
+    extends ArrayWriter(element, c, col, lt, nullable) {
+  protected def begin(i: Int, n: Int): Unit = vector.startNewValue(i.toLong)
+  protected def end(i: Int, n: Int): Unit = { vector.endValue(i, n.toLong); addBytes(8) }
 }
 
 /** A vector: exactly `size` items per non-null value; a null vector still takes `size` (null) item slots. */
 private final class FixedSizeListWriter(val vector: FixedSizeListVector, size: Int, element: FieldWriter,
-    c: WriteContext, col: String, lt: String, nullable: Boolean) extends FieldWriter(c, col, lt, nullable) {
-  private val view = new UnsafeArrayData
+    c: WriteContext, col: String, lt: String, nullable: Boolean) extends ArrayWriter(element, c, col, lt, nullable) {
   override protected def setNull(i: Int): Unit = {
     vector.setNull(i)
     var j = 0
     while (j < size) { element.writeAbsent(); j += 1 }
   }
-  protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
-    val a = UnsafeValues.array(in, o, view)
-    val n = a.numElements
+  protected def begin(i: Int, n: Int): Unit = {
     if (n != size) throw Errors.vectorDimensionMismatch(c.where, col, i, n, size)
     vector.setNotNull(i)
-    var j = 0
-    while (j < n) { element.write(a, j); j += 1 }
   }
-  override def finish(): Unit = { element.finish(); super.finish() }
-  override def reset(): Unit = { super.reset(); element.reset() }
+  protected def end(i: Int, n: Int): Unit = ()
 }
 
 private final class StructWriter(val vector: StructVector, members: Array[FieldWriter], c: WriteContext, col: String, lt: String, nullable: Boolean)

@@ -68,26 +68,29 @@ final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema
   def bytesWritten: Long = closedBytes + (if (current == null) 0L else current.sink.position)
   def filesWritten: Int = done.length
 
-  /** Appends the rows of `batch`, whose schema is `schema.toArrowForWrite`. */
+  /**
+   * Appends the rows of `batch`, whose schema is `schema.toArrowForWrite`. A failure aborts the
+   * writer first (as Rust's write loop cleans up before it returns the error).
+   */
   def write(batch: VectorSchemaRoot): Unit = {
     requireOpen()
     val n = batch.getRowCount
     var from = 0
-    while (from < n) {
+    try while (from < n) {
       if (current == null) current = open()
       val room = options.maxRowsPerFile - current.writer.rowsWritten
       val count = math.min(room, (n - from).toLong).toInt
-      try current.writer.write(batch, from, count) catch { case t: Throwable => abortQuietly(t); throw t }
+      current.writer.write(batch, from, count)
       from += count
       rows += count
       if (current.writer.rowsWritten >= options.maxRowsPerFile || current.sink.position >= options.maxBytesPerFile) close()
-    }
+    } catch { case t: Throwable => abortQuietly(t); throw t }
   }
 
   /** Finishes the open file; returns one fragment per data file written, in write order. */
   def finish(): IndexedSeq[Fragment] = {
     requireOpen()
-    if (current != null) close()
+    try if (current != null) close() catch { case t: Throwable => abortQuietly(t); throw t }
     state = "finished"
     done.toIndexedSeq
   }
@@ -124,7 +127,7 @@ final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema
 
   private def close(): Unit = {
     val c = current
-    val written = try c.writer.finish() catch { case t: Throwable => abortQuietly(t); throw t }
+    val written = c.writer.finish()
     current = null
     closedBytes += written.size
     val file = DataFile(c.name, written.fieldIds, written.columnIndices, major, minor, written.size, None)

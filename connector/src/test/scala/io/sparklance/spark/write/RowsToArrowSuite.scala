@@ -15,11 +15,13 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
+import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format.{LanceFileReader, LanceSchema}
+import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
-import io.sparklance.testutil.{ArrowData, FileRoundTrip, LocalWriteStore}
+import io.sparklance.testutil.{ArrowData, FileRoundTrip}
 import io.sparklance.util.LanceException
 
 /** Spark values into each Arrow type, the checks on bad values, and batches reusing their vectors. */
@@ -336,7 +338,7 @@ class RowsToArrowSuite extends AnyFunSuite {
     val lance = LanceSchema.fromArrow(arrow, "blob test")
     assert(lance.fields(1).blobVersion.nonEmpty)
     val payloads = IndexedSeq(Array.fill[Byte](100000)(3), null, Array.emptyByteArray, Array.tabulate[Byte](777)(_.toByte))
-    val writer = new FragmentWriter(new LocalWriteStore, work.getPath, lance, FragmentWriterOptions(io.sparklance.format.write.FileWriterOptions(io.sparklance.format.FileVersion.V2_1)))
+    val writer = new FragmentWriter(new HadoopObjectStore(new Configuration()), work.getPath, lance, FragmentWriterOptions(io.sparklance.format.write.FileWriterOptions(io.sparklance.format.FileVersion.V2_1)))
     val c = new RowsToArrow(lance.toArrowForWrite("blob test"), StructType.fromDDL("id bigint, blob binary"), allocator)
     val fragments = try {
       payloads.zipWithIndex.foreach { case (p, i) => c.append(InternalRow(i.toLong, p)) }
@@ -344,7 +346,7 @@ class RowsToArrowSuite extends AnyFunSuite {
       writer.finish()
     } finally c.close()
     val file = new File(new File(work, "data"), fragments.head.files.head.path)
-    val r = LanceFileReader.open(new LocalWriteStore, file.getPath)
+    val r = LanceFileReader.open(new HadoopObjectStore(new Configuration()), file.getPath)
     try {
       val columnOf = fragments.head.files.head.fields.zip(fragments.head.files.head.columnIndices).toMap
       val descriptors = r.scan(lance.fields(1), columnOf.get).next(payloads.length, allocator)

@@ -1,0 +1,226 @@
+package io.sparklance.spark.write
+
+import java.util.concurrent.TimeUnit
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
+import org.apache.spark.sql.connector.write.{BatchWrite, DataWriterFactory, PhysicalWriteInfo, Write, WriterCommitMessage}
+import org.apache.spark.sql.types.StructType
+
+import io.sparklance.format.{FileVersion, LanceSchema}
+import io.sparklance.format.write.FileWriterOptions
+import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable, WriteSchema}
+import io.sparklance.storage.Paths
+import io.sparklance.table.{FeatureFlags, Fragment}
+import io.sparklance.table.commit.{CommitRequest, NewTable, Operation, TableCommitter}
+import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
+import io.sparklance.util.{CommitStateUnknownException, Errors, LanceException}
+
+// One DataSource V2 write, planned on the driver before any file is written, with one small
+// BatchWrite per kind of commit (as Iceberg's SparkWrite has BatchAppend, DynamicOverwrite, ...).
+// Planning pins the read version (the latest when the write was planned, or None: no table
+// yet), checks the DataFrame's columns, chooses the schema with its field ids and the file
+// format, and checks an idempotent write's (txnAppId, txnVersion) against the table. Tasks
+// write fragments ([[LanceDataWriter]]); the driver commits what their messages name
+// ([[TableCommitter]]). Abort deletes the written files only when the commit definitely did not
+// happen: never after CommitStateUnknownException, never after a successful commit.
+
+/** What the driver decided for a write: everything the tasks and the commit need. */
+final case class WritePlan(
+    root: String,
+    readVersion: Option[Long],
+    schema: LanceSchema,
+    fileVersion: FileVersion,
+    stableRowIds: Boolean,
+    input: StructType,
+    ordinals: IndexedSeq[Int],
+    options: LanceWriteOptions) {
+  def where: String = s"the write to $root"
+}
+
+final class LanceWrite private (plan: WritePlan, batch: LanceWrite.Batch) extends Write {
+
+  override def description(): String =
+    s"LanceWrite ${batch.kind} ${io.sparklance.util.Redaction(plan.root)} readVersion=${plan.readVersion.fold("none")(_.toString)}"
+
+  override def toBatch: BatchWrite = batch
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.write
+
+  // Spark 4.0+ (SPARK-50049) posts these after the commit; Spark 3.5's Write has no driver metrics.
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = batch.driverMetrics
+}
+
+object LanceWrite extends Logging {
+
+  /** Rows and bytes after which a task hands its buffered rows to the file writer as one batch. */
+  val BatchBytes: Long = 32L << 20
+
+  def plan(table: LanceTable, target: WriteTarget, overwrite: Boolean, input: StructType): LanceWrite = {
+    val opts = target.options
+    val root = target.existing.fold(Paths.stripTrailingSlash(table.options.path))(_.root)
+    val existing = target.existing.map(_.manifest)
+    val where = s"the write to $root"
+    WriteColumns.checkNames(input, where)
+    val appending = existing.isDefined && !overwrite
+    val (schema, ordinals) = existing match {
+      case Some(m) if appending => (m.schema, WriteColumns.ordinals(m.schema, input, where))
+      case _ => (WriteSchema.lance(input, where), input.fields.indices)
+    }
+    // rust/lance/src/dataset/write/insert.rs (resolve_context): an append keeps the table's file
+    // format, an overwrite keeps it unless asked otherwise, a new table takes the default.
+    val tableVersion = existing.flatMap(_.fileVersion(where))
+    val fileVersion = (tableVersion, opts.fileFormatVersion) match {
+      case (Some(v), Some(asked)) if appending && asked != v =>
+        throw Errors.invalidOption(LanceWriteOptions.FileFormatVersion, asked.name,
+          s"$v, the file format of the table's files: an append keeps it (overwrite the table to change it)")
+      case (t, asked) => asked.orElse(t).getOrElse(FileVersion.V2_2)
+    }
+    val tableStableRowIds = existing.map(m => (m.readerFeatureFlags & FeatureFlags.StableRowIds) != 0)
+    (tableStableRowIds, opts.enableStableRowIds) match {
+      case (Some(has), Some(want)) if has != want =>
+        throw Errors.invalidOption(LanceWriteOptions.EnableStableRowIds, want.toString,
+          s"$has, as the table has it: stable row ids are chosen when a table is created")
+      case _ => ()
+    }
+    val plan = WritePlan(root, target.existing.map(_.version), schema, fileVersion,
+      tableStableRowIds.orElse(opts.enableStableRowIds).getOrElse(false), input, ordinals, opts)
+    // Checked before anything is written: a retried job whose pair is committed writes nothing.
+    val duplicate = for (app <- opts.app; _ <- existing if committer(table, plan).alreadyCommitted(app)) yield app
+    val batch = duplicate match {
+      case Some(app) =>
+        logInfo(s"${plan.where}: application ${app.appId} version ${app.version} is already committed; nothing is written")
+        new AlreadyCommitted
+      case None if overwrite => new OverwriteBatch(table, plan)
+      case None => target.mode match {
+        case WriteMode.Append => new AppendBatch(table, plan)
+        case WriteMode.Create(ignore) => new CreateBatch(table, plan, ignore)
+      }
+    }
+    new LanceWrite(plan, batch)
+  }
+
+  private def committer(table: LanceTable, plan: WritePlan) = new TableCommitter(table.stores.create(), plan.root)
+
+  /** A write's BatchWrite: its kind (for EXPLAIN and logs) and the commit metrics it reports. */
+  private[write] sealed abstract class Batch extends BatchWrite {
+    def kind: String
+    def driverMetrics: Array[CustomTaskMetric]
+  }
+
+  /** The commit every kind of write shares; each kind says what it commits and how it settles "already exists". */
+  private abstract class Committing(table: LanceTable, plan: WritePlan) extends Batch {
+    private var attempts = 0
+    private var commitNanos = 0L
+    /** Set once the table holds this write, or may hold it: from then on nothing may be deleted. */
+    @volatile private var keepFiles = false
+
+    protected def newTable: Option[NewTable] =
+      if (plan.readVersion.isEmpty) Some(NewTable(plan.schema, plan.fileVersion, plan.stableRowIds)) else None
+
+    protected def request(fragments: IndexedSeq[Fragment]): CommitRequest
+
+    /**
+     * Another writer created the table after this write was planned (the committer's
+     * LANCE_TABLE_ALREADY_EXISTS): true to commit again (the request has been re-planned),
+     * false when the write is settled without a commit; or throw.
+     */
+    protected def onAlreadyExists(e: LanceException, fragments: IndexedSeq[Fragment]): Boolean = throw e
+
+    override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
+      LanceDataWriterFactory(table.executorStores, plan.root, plan.schema, plan.input, plan.ordinals,
+        FragmentWriterOptions(
+          FileWriterOptions(plan.fileVersion),
+          plan.options.maxRowsPerFile.getOrElse(FragmentWriterOptions.DefaultMaxRowsPerFile),
+          plan.options.maxBytesPerFile.getOrElse(FragmentWriterOptions.DefaultMaxBytesPerFile)),
+        table.options.batchSize, BatchBytes, table.options.taskMemoryBytes)
+
+    // Only the messages of the task attempts Spark committed reach here (one per partition).
+    override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
+      val fragments = LanceWrite.fragments(messages)
+      val started = System.nanoTime()
+      try {
+        var again = true
+        while (again) {
+          again = false
+          try {
+            val outcome = committer(table, plan).commit(request(fragments))
+            attempts += outcome.attempts
+            keepFiles = true
+            if (outcome.duplicate) {
+              // The same (txnAppId, txnVersion) was committed while this write ran: ours is not needed.
+              logInfo(s"${plan.where}: version ${outcome.version} already holds this application's write; the files " +
+                "this write wrote are removed")
+              FragmentWriter.discard(table.stores.create(), plan.root, fragments)
+            }
+          } catch {
+            case e: CommitStateUnknownException => keepFiles = true; throw e
+            case e: LanceException if e.errorClass == "LANCE_TABLE_ALREADY_EXISTS" => attempts += 1; again = onAlreadyExists(e, fragments)
+          }
+        }
+      } finally commitNanos += System.nanoTime() - started
+    }
+
+    override def abort(messages: Array[WriterCommitMessage]): Unit =
+      if (keepFiles) logWarning(s"${plan.where}: the commit happened or may have happened; no written file is deleted")
+      else
+        try FragmentWriter.discard(table.stores.create(), plan.root, LanceWrite.fragments(messages))
+        catch { case NonFatal(e) => logWarning(s"${plan.where}: could not remove the files of the aborted write", e) }
+
+    override def driverMetrics: Array[CustomTaskMetric] = Array(
+      LanceMetrics.task(LanceMetrics.CommitAttempts, attempts),
+      LanceMetrics.task(LanceMetrics.CommitRetries, math.max(attempts - 1, 0)),
+      LanceMetrics.task(LanceMetrics.CommitTime, TimeUnit.NANOSECONDS.toMillis(commitNanos)))
+  }
+
+  /** Rows added as a new version; a table absent at planning is created (or, created meanwhile with the same columns, appended to). */
+  private final class AppendBatch(table: LanceTable, plan: WritePlan) extends Committing(table, plan) {
+    val kind = "append"
+    protected def request(fragments: IndexedSeq[Fragment]): CommitRequest =
+      CommitRequest(plan.readVersion, Operation.Append(fragments), plan.options.commitProperties, plan.options.app, newTable)
+  }
+
+  /**
+   * A new version holding only these rows, with the DataFrame's schema. A table created by
+   * another writer after planning is overwritten too: the commit is retried from its version.
+   */
+  private final class OverwriteBatch(table: LanceTable, plan: WritePlan) extends Committing(table, plan) {
+    val kind = "overwrite"
+    private var readVersion = plan.readVersion
+    protected def request(fragments: IndexedSeq[Fragment]): CommitRequest =
+      CommitRequest(readVersion, Operation.Overwrite(fragments, plan.schema), plan.options.commitProperties, plan.options.app,
+        if (readVersion.isEmpty) newTable else None)
+    override protected def onAlreadyExists(e: LanceException, fragments: IndexedSeq[Fragment]): Boolean = {
+      readVersion = Some(LanceSave.latest(table.stores.create(), table.options).fold(throw e)(_.version))
+      true
+    }
+  }
+
+  /** Save modes `errorifexists` and `ignore`: create the table, or find that another writer did first. */
+  private final class CreateBatch(table: LanceTable, plan: WritePlan, ignoreIfExists: Boolean) extends Committing(table, plan) {
+    val kind = if (ignoreIfExists) "create (ignore if exists)" else "create"
+    protected def request(fragments: IndexedSeq[Fragment]): CommitRequest =
+      CommitRequest(None, Operation.Overwrite(fragments, plan.schema), plan.options.commitProperties, plan.options.app, newTable)
+    override protected def onAlreadyExists(e: LanceException, fragments: IndexedSeq[Fragment]): Boolean =
+      if (!ignoreIfExists) throw e
+      else {
+        logInfo(s"${plan.where}: another writer created the table first; save mode ignore leaves it as it is")
+        FragmentWriter.discard(table.stores.create(), plan.root, fragments)
+        false
+      }
+  }
+
+  /** A retried idempotent write already in the table: tasks write nothing, the commit does nothing. */
+  private final class AlreadyCommitted extends Batch {
+    val kind = "already committed"
+    override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = SkippingWriterFactory
+    override def commit(messages: Array[WriterCommitMessage]): Unit = ()
+    override def abort(messages: Array[WriterCommitMessage]): Unit = ()
+    override def driverMetrics: Array[CustomTaskMetric] = Array.empty
+  }
+
+  private def fragments(messages: Array[WriterCommitMessage]): IndexedSeq[Fragment] =
+    messages.iterator.collect { case m: LanceCommitMessage => m.fragments }.flatten.toIndexedSeq
+}

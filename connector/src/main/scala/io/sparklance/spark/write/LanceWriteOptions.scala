@@ -1,0 +1,113 @@
+package io.sparklance.spark.write
+
+import java.util.Locale
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.sparklance.format.FileVersion
+import io.sparklance.spark.LanceOptions
+import io.sparklance.table.commit.AppTransaction
+import io.sparklance.util.Errors
+
+// Write options, parsed and checked once on the driver before anything is written. The names
+// are ours (Delta's for the idempotent pair); the snake_case names pylance's write_dataset and
+// lance-spark take are accepted as aliases, so that options carried over from either work.
+// Lance's defaults: rust/lance/src/dataset/write.rs (WriteParams).
+
+/**
+ * @param maxRowsPerFile     rows per data file (None: Lance's default)
+ * @param maxBytesPerFile    bytes after which a data file is finished (None: Lance's default)
+ * @param fileFormatVersion  the data file format of a new table (None: 2.2 for a new table,
+ *                           the table's own for an existing one)
+ * @param enableStableRowIds stable row ids for a table this write creates
+ * @param commitProperties   stored as the transaction's properties (`commitProperties.<key>`)
+ * @param app                the idempotent-write pair (`txnAppId`, `txnVersion`)
+ */
+final case class LanceWriteOptions(
+    maxRowsPerFile: Option[Long] = None,
+    maxBytesPerFile: Option[Long] = None,
+    fileFormatVersion: Option[FileVersion] = None,
+    enableStableRowIds: Option[Boolean] = None,
+    commitProperties: Map[String, String] = Map.empty,
+    app: Option[AppTransaction] = None)
+
+object LanceWriteOptions {
+  val MaxRowsPerFile = "maxRowsPerFile"
+  val MaxBytesPerFile = "maxBytesPerFile"
+  val FileFormatVersion = "fileFormatVersion"
+  val EnableStableRowIds = "enableStableRowIds"
+  /** Prefix of the options stored as transaction properties: `commitProperties.<key>` = value. */
+  val CommitPropertiesPrefix = "commitProperties."
+  val TxnAppId = "txnAppId"
+  val TxnVersion = "txnVersion"
+
+  /** The names pylance (`write_dataset`) and lance-spark use for the same settings. */
+  val Aliases: Map[String, Seq[String]] = Map(
+    MaxRowsPerFile -> Seq("max_rows_per_file"),
+    MaxBytesPerFile -> Seq("max_bytes_per_file"),
+    FileFormatVersion -> Seq("data_storage_version", "file_format_version"),
+    EnableStableRowIds -> Seq("enable_stable_row_ids"))
+
+  /** Read options that choose what to read; a write always goes to the latest version of the main branch. */
+  private val ReadOnly = Seq(LanceOptions.Version, LanceOptions.Tag, LanceOptions.Timestamp, LanceOptions.Branch)
+
+  def parse(options: CaseInsensitiveStringMap): LanceWriteOptions = {
+    ReadOnly.find(k => options.containsKey(k)).foreach { k =>
+      throw Errors.invalidOption(k, options.get(k),
+        "no value on a write: it chooses what a read reads, and a write always adds a version to the latest of the main branch")
+    }
+    LanceWriteOptions(
+      maxRowsPerFile = value(options, MaxRowsPerFile).map { case (k, v) =>
+        v.trim.toLongOption.filter(n => n >= 1 && n <= 0xffffffffL).getOrElse(
+          throw Errors.invalidOption(k, v, "a row count from 1 to 4294967295 (a fragment counts its rows in 32 bits)"))
+      },
+      maxBytesPerFile = value(options, MaxBytesPerFile).map { case (k, v) =>
+        v.trim.toLongOption.filter(_ >= 1).getOrElse(throw Errors.invalidOption(k, v, "a positive number of bytes"))
+      },
+      fileFormatVersion = value(options, FileFormatVersion).map { case (k, v) => fileVersion(k, v) },
+      enableStableRowIds = value(options, EnableStableRowIds).map { case (k, v) =>
+        v.trim.toLowerCase(Locale.ROOT).toBooleanOption.getOrElse(throw Errors.invalidOption(k, v, "true or false"))
+      },
+      commitProperties = options.asCaseSensitiveMap().asScala.collect {
+        case (k, v) if k.regionMatches(true, 0, CommitPropertiesPrefix, 0, CommitPropertiesPrefix.length) =>
+          val key = k.substring(CommitPropertiesPrefix.length)
+          if (key.isEmpty) throw Errors.invalidOption(k, v, s"a property name after '$CommitPropertiesPrefix'")
+          key -> v
+      }.toMap,
+      app = appTransaction(options))
+  }
+
+  /** The value of `name` or one of its aliases (with the key it was given under); two different values are refused. */
+  private def value(options: CaseInsensitiveStringMap, name: String): Option[(String, String)] = {
+    val values = (name +: Aliases.getOrElse(name, Nil)).flatMap(k => Option(options.get(k)).map(k -> _))
+    if (values.map(_._2.trim).distinct.length > 1)
+      throw Errors.invalidArgument(s"options ${values.map { case (k, v) => s"'$k' = '$v'" }.mkString(" and ")} name the same " +
+        "setting with different values; give one of them")
+    values.headOption
+  }
+
+  /** A file format version to write: 2.0, 2.1, 2.2 or "stable" (2.2); "legacy" and 2.3 ("next") are refused. */
+  private def fileVersion(key: String, v: String): FileVersion = v.trim.toLowerCase(Locale.ROOT) match {
+    case "2.0" => FileVersion.V2_0
+    case "2.1" => FileVersion.V2_1
+    case "2.2" | "stable" => FileVersion.V2_2
+    case "2.3" | "next" =>
+      throw Errors.invalidOption(key, v, "2.0, 2.1, 2.2 or 'stable' (2.3, 'next', is unstable in Lance: its files may not be readable by later releases)")
+    case "0.1" | "legacy" =>
+      throw Errors.invalidOption(key, v, "2.0, 2.1, 2.2 or 'stable' (current Lance writes no legacy files either)")
+    case _ => throw Errors.invalidOption(key, v, "2.0, 2.1, 2.2 or 'stable'")
+  }
+
+  private def appTransaction(options: CaseInsensitiveStringMap): Option[AppTransaction] =
+    (Option(options.get(TxnAppId)), Option(options.get(TxnVersion))) match {
+      case (None, None) => None
+      case (Some(id), Some(v)) =>
+        if (id.trim.isEmpty) throw Errors.invalidOption(TxnAppId, id, "a non-empty application id")
+        val version = v.trim.toLongOption.filter(_ >= 0).getOrElse(throw Errors.invalidOption(TxnVersion, v, "a non-negative whole number"))
+        Some(AppTransaction(id.trim, version))
+      case (Some(id), None) => throw Errors.invalidOption(TxnAppId, id, s"to be given with '$TxnVersion' (both or neither)")
+      case (None, Some(v)) => throw Errors.invalidOption(TxnVersion, v, s"to be given with '$TxnAppId' (both or neither)")
+    }
+}
