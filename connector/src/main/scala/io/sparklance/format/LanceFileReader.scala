@@ -87,6 +87,23 @@ final class LanceFileReader private (
     new WindowedBuffer(this, offset, size, what, sparse)
   }
 
+  /**
+   * Global buffer `index` (0 is the descriptor), e.g. an index's bitmap that its schema
+   * metadata points to. `maxBytes` bounds what is read: the entry comes from the file.
+   */
+  def globalBuffer(index: Int, maxBytes: Long): Bytes = {
+    if (index < 0 || index >= footer.numGlobalBuffers)
+      throw Errors.corrupt(path, s"global buffer $index is named, but the file has ${footer.numGlobalBuffers}")
+    val entry = readRange(footer.gboTableStart + 16L * index, 16)
+    val pos = entry.u64AsSize(0, s"global buffer $index position")
+    val len = entry.u64AsSize(8, s"global buffer $index size")
+    if (pos > footer.gboTableStart - len)
+      throw Errors.corrupt(path, footer.gboTableStart, s"global buffer $index [$pos, +$len) does not end before the global buffer table")
+    if (len > math.min(maxBytes, Int.MaxValue - 64L))
+      throw Errors.corrupt(path, footer.gboTableStart, s"global buffer $index has $len bytes, more than the $maxBytes expected")
+    readRange(pos, len.toInt)
+  }
+
   private[format] def readRange(offset: Long, length: Int): Bytes = Bytes(path, offset, reader.read(offset, length))
 
   override def close(): Unit = reader.close()

@@ -1,7 +1,5 @@
 package io.sparklance.table
 
-import java.nio.{ByteBuffer, ByteOrder}
-
 import scala.collection.mutable
 
 import org.apache.arrow.memory.BufferAllocator
@@ -16,9 +14,7 @@ import io.sparklance.util.Errors
 // rust/lance-core/src/utils/mask.rs (RowIdTreeMap::serialize_into). A BITMAP index is one
 // Lance file, `bitmap_page_lookup.lance`, with a row per distinct value: `keys` (the
 // column's type; one null key for the null rows) and `bitmaps` (binary), the addresses of
-// the rows holding that value as a serialized RowIdTreeMap, little-endian:
-//   u32 entries, then per entry: u32 fragment id, u32 size, `size` bytes of a portable
-//   32-bit roaring bitmap of offsets in the fragment (size 0: every row of the fragment)
+// the rows holding that value as a serialized RowIdTreeMap ([[RowAddrTreeMap]]).
 // A look-up reads the keys, then only the bitmaps of the keys asked for.
 
 object BitmapIndex {
@@ -50,7 +46,7 @@ object BitmapIndex {
             case b => throw Errors.corrupt(file.path, s"bitmap ${rows(i)} is ${if (b.isNull(i)) "null" else b.getField.getType.toString}, expected binary")
           }
           rows.indices.foreach { i =>
-            decode(bytes(i), s"${file.path}, bitmap ${rows(i)}").foreach { case (fragment, offsets) =>
+            RowAddrTreeMap.decode(bytes(i), s"${file.path}, bitmap ${rows(i)}").foreach { case (fragment, offsets) =>
               offsets.orElse(physicalRows(fragment).map(n => RoaringBitmap.bitmapOfRange(0, n))).foreach { selected =>
                 out.getOrElseUpdate(fragment, new RoaringBitmap()).or(selected)
               }
@@ -60,35 +56,5 @@ object BitmapIndex {
       }
       out.toMap
     } finally file.close()
-  }
-
-  /** A serialized RowIdTreeMap: per fragment id, its offsets (None: every row). */
-  private def decode(bytes: Array[Byte], where: String): Seq[(Long, Option[RoaringBitmap])] = {
-    val buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)
-    def u32(what: String): Long = {
-      if (buf.remaining < 4) throw Errors.corrupt(where, buf.position().toLong, s"the row address map ends inside its $what")
-      buf.getInt() & 0xffffffffL
-    }
-    val entries = u32("entry count")
-    // Each entry takes at least 8 bytes: a count beyond that is damage, not a huge map.
-    if (entries > buf.remaining / 8) throw Errors.corrupt(where, 0, s"the row address map declares $entries fragments in ${bytes.length} bytes")
-    val out = (0L until entries).map { _ =>
-      val fragment = u32("fragment id")
-      val size = u32("bitmap size")
-      if (size > buf.remaining) throw Errors.corrupt(where, buf.position().toLong, s"fragment $fragment's bitmap of $size bytes runs past the ${bytes.length}-byte map")
-      if (size == 0) fragment -> None
-      else {
-        val slice = buf.slice().limit(size.toInt)
-        val b = new RoaringBitmap()
-        try b.deserialize(slice)
-        catch { case e: Exception => throw Errors.corrupt(where, buf.position().toLong, s"fragment $fragment's bitmap is not a roaring bitmap (${e.getMessage})", e) }
-        if (b.serializedSizeInBytes != size)
-          throw Errors.corrupt(where, buf.position().toLong, s"fragment $fragment's bitmap takes ${b.serializedSizeInBytes} of its $size bytes")
-        buf.position(buf.position() + size.toInt)
-        fragment -> Some(b)
-      }
-    }
-    if (buf.hasRemaining) throw Errors.corrupt(where, buf.position().toLong, s"${buf.remaining} bytes follow the row address map")
-    out
   }
 }

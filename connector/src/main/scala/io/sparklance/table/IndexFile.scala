@@ -33,6 +33,9 @@ final class IndexFile private (val path: String, reader: LanceFileReader, alloca
 
   def hasColumn(name: String): Boolean = fields.exists(_.name == name)
 
+  /** Global buffer `index` of the file, at most `maxBytes` long. */
+  def globalBuffer(index: Int, maxBytes: Long): io.sparklance.util.Bytes = reader.globalBuffer(index, maxBytes)
+
   private def scanner(name: String) = {
     val f = fields.find(_.name == name).getOrElse(throw Errors.corrupt(path, s"the index file has no '$name' column"))
     reader.scan(f, id => Some(leafIds.indexOf(id)).filter(_ >= 0))

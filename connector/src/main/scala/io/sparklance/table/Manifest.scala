@@ -82,7 +82,9 @@ final case class WriterVersion(library: String, version: String, prerelease: Opt
  * One index of a version (from the manifest's index section): which fields it covers, the
  * fragments it was built over (None when unknown), its kind (the last part of the
  * details' type URL, e.g. `ZoneMapIndexDetails`) and the sizes of its files by name, when
- * the writer recorded them (pylance 14 does).
+ * the writer recorded them (pylance 14 does). `details` is the value of the details message
+ * (the encoded message of that type; empty for the many empty ones), `indexVersion` the
+ * index's format version and `createdAt` its creation time in ms since the epoch, when recorded.
  */
 final case class IndexMetadata(
     uuid: String,
@@ -92,7 +94,10 @@ final case class IndexMetadata(
     fragments: Option[org.roaringbitmap.RoaringBitmap],
     kind: String,
     baseId: Option[Int],
-    fileSizes: Map[String, Long] = Map.empty)
+    fileSizes: Map[String, Long] = Map.empty,
+    details: scala.collection.immutable.ArraySeq[Byte] = scala.collection.immutable.ArraySeq.empty,
+    indexVersion: Option[Int] = None,
+    createdAt: Option[Long] = None)
 
 /**
  * One version of a table. `message` keeps the parsed protobuf of the manifest file (manifest

@@ -24,6 +24,13 @@ import io.sparklance.util.Errors
  */
 final case class Zone(fragmentId: Long, start: Long, length: Long, stats: ColumnStats, nanCount: Option[Long])
 
+/**
+ * A zone map's index details: its zone size, whether pylance embeds zone statistics ("seeds")
+ * in the data files it appends, and whether `zonemap.lance` holds the exact null rows. Each is
+ * None when the writer did not record it.
+ */
+final case class ZoneMapDetails(rowsPerZone: Option[Long], useSeeds: Option[Boolean], hasNullBitmap: Option[Boolean])
+
 object ZoneMapIndex {
   val Kind = "ZoneMapIndexDetails"
 

@@ -41,6 +41,9 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
   private val pages = Array.fill(numColumns)(IndexedSeq.newBuilder[PageInfo])
   private var rows = 0L
   private var finished = false
+  // (position, size) of the global buffers after the descriptor (buffer 0), in index order.
+  private val extraBuffers = IndexedSeq.newBuilder[(Long, Long)]
+  private var numExtraBuffers = 0
 
   def rowsWritten: Long = rows
 
@@ -81,13 +84,30 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
     LanceFileWriter.pad(sink)
   }
 
-  /** Writes what is buffered and the file's metadata, and closes the sink. */
-  def finish(): WrittenFile = {
+  /**
+   * Writes `bytes` as the next global buffer and returns its index (1 for the first: buffer 0
+   * is the descriptor). Indices use them for what is not a column, e.g. a zone map's bitmap of
+   * null rows, and name the index in the schema metadata (rust/lance-file/src/writer.rs
+   * add_global_buffer). Written where the data region is, padded like page buffers.
+   */
+  def addGlobalBuffer(bytes: Array[Byte]): Int = {
+    if (finished) throw new IllegalStateException("the file writer has finished")
+    extraBuffers += (sink.position -> bytes.length.toLong)
+    writePadded(bytes)
+    numExtraBuffers += 1
+    numExtraBuffers
+  }
+
+  /**
+   * Writes what is buffered and the file's metadata, and closes the sink. `extraMetadata` joins
+   * the schema's metadata in the file (entries naming global buffers added meanwhile).
+   */
+  def finish(extraMetadata: Map[String, String] = Map.empty): WrittenFile = {
     if (finished) throw new IllegalStateException("the file writer has finished")
     finished = true
     encoders.foreach(_.finish().foreach(writePage))
     val descriptorAt = sink.position
-    val descriptor = FileMetadataCodec.buildDescriptor(FileDescriptor(schema.flatFields, rows, schema.metadata))
+    val descriptor = FileMetadataCodec.buildDescriptor(FileDescriptor(schema.flatFields, rows, schema.metadata ++ extraMetadata))
     sink.write(descriptor)
     val columnMetaStart = sink.position
     val columnEncodings = encoders.flatMap(_.columnEncodings)
@@ -98,12 +118,14 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
       (at, bytes.length.toLong)
     }
     val cmoStart = sink.position
-    val tables = java.nio.ByteBuffer.allocate(16 * numColumns + 16 + FileFooter.Size).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+    val numGlobal = 1 + numExtraBuffers
+    val tables = java.nio.ByteBuffer.allocate(16 * numColumns + 16 * numGlobal + FileFooter.Size).order(java.nio.ByteOrder.LITTLE_ENDIAN)
     columnMeta.foreach { case (at, len) => tables.putLong(at).putLong(len) }
     val gboStart = cmoStart + 16L * numColumns
     tables.putLong(descriptorAt).putLong(descriptor.length.toLong)
+    extraBuffers.result().foreach { case (at, len) => tables.putLong(at).putLong(len) }
     val (major, minor) = LanceFileWriter.footerVersion(options.version)
-    tables.putLong(columnMetaStart).putLong(cmoStart).putLong(gboStart).putInt(1).putInt(numColumns)
+    tables.putLong(columnMetaStart).putLong(cmoStart).putLong(gboStart).putInt(numGlobal).putInt(numColumns)
       .putShort(major.toShort).putShort(minor.toShort).put(FileFooter.Magic)
     sink.write(tables.array())
     val size = sink.position

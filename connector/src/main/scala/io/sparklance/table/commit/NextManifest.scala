@@ -4,7 +4,7 @@ import java.time.Instant
 
 import io.sparklance.format.FileVersion
 import io.sparklance.table.{FeatureFlags, Fragment, Manifest, RowIdSource, WriterVersion}
-import io.sparklance.table.commit.Operation.{Append, Overwrite}
+import io.sparklance.table.commit.Operation.{Append, CreateIndex, Overwrite}
 import io.sparklance.table.proto.{ManifestCodec, ManifestMessage, RowIdCodec}
 import io.sparklance.util.Errors
 
@@ -63,6 +63,10 @@ object NextManifest {
           config = start.config ++ configUpserts,
           indices = IndexedSeq.empty),
           version, start.maxFragmentId, ctx, stable)
+      case CreateIndex(added, removed) =>
+        val b = base.getOrElse(throw new IllegalStateException("a CreateIndex needs an existing table"))
+        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+        finish(ManifestCodec.replaceIndices(b, removed.map(_.uuid).toSet, added), version, b.maxFragmentId, ctx, stable)
       case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
     }
   }

@@ -82,7 +82,53 @@ object ManifestCodec {
     // A size is only a hint for opening the file; sizes that cannot be right are dropped.
     val sizes = i.getFilesList.asScala.iterator.filter(_.getSizeBytes > 0).map(f => f.getPath -> f.getSizeBytes).toMap
     IndexMetadata(uuid, i.getName, i.getFieldsList.asScala.map(_.intValue).toIndexedSeq, i.getDatasetVersion, fragments,
-      i.getIndexDetails.getTypeUrl.split('.').last, if (i.hasBaseId) Some(i.getBaseId) else None, sizes)
+      i.getIndexDetails.getTypeUrl.split('.').last, if (i.hasBaseId) Some(i.getBaseId) else None, sizes,
+      scala.collection.immutable.ArraySeq.unsafeWrapArray(i.getIndexDetails.getValue.toByteArray),
+      if (i.hasIndexVersion) Some(i.getIndexVersion) else None, if (i.hasCreatedAt) Some(i.getCreatedAt) else None)
+  }
+
+  /**
+   * The IndexMetadata message of `i`, as pylance writes a new index's: the details' type URL
+   * is `/lance.table.<kind>` for the details messages of table.proto, `/lance.index.pb.<kind>`
+   * for the others (lance-format-facts §12); files in name order.
+   */
+  private[proto] def buildIndex(i: IndexMetadata): TableProtos.IndexMetadata = {
+    val id = java.util.UUID.fromString(i.uuid)
+    val uuid = java.nio.ByteBuffer.allocate(16).putLong(id.getMostSignificantBits).putLong(id.getLeastSignificantBits).array()
+    val b = TableProtos.IndexMetadata.newBuilder()
+      .setUuid(TableProtos.UUID.newBuilder().setUuid(ByteString.copyFrom(uuid)))
+      .addAllFields(i.fields.map(Int.box).asJava)
+      .setName(i.name)
+      .setDatasetVersion(i.datasetVersion)
+    i.fragments.foreach { f =>
+      val out = java.nio.ByteBuffer.allocate(f.serializedSizeInBytes())
+      f.serialize(out)
+      b.setFragmentBitmap(ByteString.copyFrom(out.array()))
+    }
+    val pkg = if (TableDetailsKinds(i.kind)) "lance.table" else "lance.index.pb"
+    b.setIndexDetails(com.google.protobuf.Any.newBuilder().setTypeUrl(s"/$pkg.${i.kind}")
+      .setValue(ByteString.copyFrom(i.details.toArray)))
+    i.indexVersion.foreach(b.setIndexVersion)
+    i.createdAt.foreach(b.setCreatedAt)
+    i.baseId.foreach(b.setBaseId)
+    i.fileSizes.toSeq.sortBy(_._1).foreach { case (path, size) => b.addFiles(TableProtos.IndexFile.newBuilder().setPath(path).setSizeBytes(size)) }
+    b.build()
+  }
+
+  private val TableDetailsKinds = Set("BTreeIndexDetails", "BitmapIndexDetails", "LabelListIndexDetails", "NGramIndexDetails",
+    "ZoneMapIndexDetails", "InvertedIndexDetails", "VectorIndexDetails", "FragmentReuseIndexDetails", "MemWalIndexDetails")
+
+  /**
+   * `m` with the indices whose uuid is in `removed` taken out and `added` put at the end, as a
+   * CreateIndex makes it (rust/lance/src/dataset/transaction.rs build_manifest): the kept
+   * indices keep their messages as read, every field included.
+   */
+  def replaceIndices(m: Manifest, removed: Set[String], added: Seq[IndexMetadata]): Manifest = {
+    val raw = m.message.indexSection.toSeq.flatMap(_.getIndicesList.asScala)
+    if (raw.length != m.indices.length) throw new IllegalStateException(s"version ${m.version}: its index section was not read")
+    val kept = raw.zip(m.indices).filterNot { case (_, i) => removed(i.uuid) }
+    val section = TableProtos.IndexSection.newBuilder().addAllIndices((kept.map(_._1) ++ added.map(buildIndex)).asJava).build()
+    m.copy(indices = kept.map(_._2).toIndexedSeq ++ added, message = new ManifestMessage(m.message.manifest, Some(section)))
   }
 
   /**

@@ -116,8 +116,8 @@ object TransactionCodec {
 
   /**
    * The serialized Transaction of `t`, built on the message it was parsed from (if any), so
-   * that what the view does not model is kept. Append and Overwrite are built from the view;
-   * the other operations are only ever re-encoded from their message.
+   * that what the view does not model is kept. Append, Overwrite and a new CreateIndex are built
+   * from the view; the other operations are only ever re-encoded from their message.
    */
   def encode(t: Transaction): Array[Byte] = {
     val raw = t.message.map(_.transaction)
@@ -149,6 +149,10 @@ object TransactionCodec {
         }
         if (ob.getConfigUpsertValuesMap.asScala != config) ob.clearConfigUpsertValues().putAllConfigUpsertValues(config.asJava)
         b.setOverwrite(ob)
+      case CreateIndex(added, removed) if raw.isEmpty =>
+        b.setCreateIndex(Pb.CreateIndex.newBuilder()
+          .addAllNewIndices(added.map(ManifestCodec.buildIndex).asJava)
+          .addAllRemovedIndices(removed.map(ManifestCodec.buildIndex).asJava))
       case other =>
         if (raw.isEmpty) throw new IllegalStateException(s"writing a ${other.name} transaction is not supported yet")
     }
