@@ -195,4 +195,18 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(new File(copy, s"_versions/${base.version + 1}.manifest").isFile)
     assert(pylanceCount(root) == ((base.version + 1, rows)))
   }
+
+  test("on a table written by Lance 0.39 (transactions only in .txn files) the rules read those files") {
+    val copy = new File(tmp, "lance039")
+    org.apache.commons.io.FileUtils.copyDirectory(new File(Golden.root, "old/0.39.0/history/dataset"), copy)
+    val root = copy.getAbsolutePath
+    val c = new TableCommitter(store, root)
+    // Planned at v2: v3 is an add_columns Merge that does not say it keeps nullability, so an append must be redone.
+    val e = intercept[CommitConflictException](c.commit(CommitRequest(Some(2), Append(IndexedSeq.empty))))
+    assert(e.retryable && e.otherVersion.contains(3L) && e.getMessage.contains("Merge"))
+    assert(!new File(copy, "_versions/6.manifest").exists)
+    // Planned at v3: the deletes of v4 and v5 leave it valid.
+    assert(c.commit(CommitRequest(Some(3), Append(IndexedSeq.empty))).version == 6)
+    assert(new File(copy, "_versions/6.manifest").isFile && pylanceCount(root) == ((6L, 7495L)))
+  }
 }
