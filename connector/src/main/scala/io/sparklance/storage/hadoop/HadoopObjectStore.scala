@@ -5,7 +5,9 @@ import java.net.URI
 import java.nio.ByteBuffer
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FSDataInputStream, FileSystem, Path, RawLocalFileSystem, UnsupportedFileSystemException}
+import org.apache.hadoop.fs.{FSDataInputStream, FileStatus, FileSystem, Path, RawLocalFileSystem, UnsupportedFileSystemException}
+import org.apache.hadoop.fs.Options.OpenFileOptions
+import org.apache.hadoop.util.functional.FutureIO
 
 import io.sparklance.storage.{FileEntry, FileSink, ObjectStore, PutResult, RangeReader}
 import io.sparklance.util.Errors
@@ -107,11 +109,13 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
     val p = toPath(path)
     val f = fs(p)
     try {
-      val (len, modified) = knownSize match {
-        case Some(n) => (n, checkRegular(f, p, path, None))
-        case None => val st = f.getFileStatus(p); (st.getLen, checkRegular(f, p, path, Some(st)).orElse(Some(st.getModificationTime)))
+      val (len, modified, status) = knownSize match {
+        case Some(n) => (n, checkRegular(f, p, path, None), None)
+        case None =>
+          val st = f.getFileStatus(p)
+          (st.getLen, checkRegular(f, p, path, Some(st)).orElse(Some(st.getModificationTime)), Some(st))
       }
-      new HadoopRangeReader(path, f.open(p), len, modified)
+      new HadoopRangeReader(path, openForRanges(f, p, len, status), len, modified)
     } catch {
       // The local file system reports a file it may not read as not found; say which it is.
       case e: FileNotFoundException =>
@@ -119,6 +123,26 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
         throw Errors.fileNotFound(path, "opening it for reading")
       case e: IOException => throw Errors.io(path, "opening the file", e)
     }
+  }
+
+  /**
+   * Opens `p` for positioned reads, telling the file system what it would otherwise ask the
+   * store. `open(p)` on S3A sends a HEAD for the length (a second one when the status was just
+   * fetched, a first one when the manifest gave the size); with the length (and the status,
+   * whose ETag S3A checks reads against) there is none. Lance reads a footer, then metadata and
+   * pages at offsets it found there, so the read policy is random: under the default policy
+   * S3A's classic stream starts as if the file were read front to back, asking for everything
+   * from the first offset to the end and dropping the connection on the first backward seek
+   * (Hadoop 3.5.0's default analytics stream takes the policy as a hint). Both are Hadoop's standard
+   * openFile() options (hadoop fs/filesystem/openfile.md); stores that do not know them ignore
+   * them.
+   */
+  private def openForRanges(f: FileSystem, p: Path, length: Long, status: Option[FileStatus]): FSDataInputStream = {
+    val builder = f.openFile(p)
+      .opt(OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY, OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_RANDOM)
+      .opt(OpenFileOptions.FS_OPTION_OPENFILE_LENGTH, length)
+    status.foreach(builder.withFileStatus)
+    FutureIO.awaitFuture(builder.build())
   }
 
   // ---- writes: each scheme's atomic primitive is chosen by WriteProtocol ----------------
@@ -166,7 +190,7 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
    * directories, and their status (when it was fetched anyway) tells those apart. Returns
    * a local file's modification time, which the same call reports.
    */
-  private def checkRegular(f: FileSystem, p: Path, path: String, status: Option[org.apache.hadoop.fs.FileStatus]): Option[Long] = f match {
+  private def checkRegular(f: FileSystem, p: Path, path: String, status: Option[FileStatus]): Option[Long] = f match {
     case local: RawLocalFileSystem =>
       val file = local.pathToFile(p).toPath
       val attrs =
@@ -227,6 +251,8 @@ private final class HadoopRangeReader(val path: String, in: FSDataInputStream, v
     val out = new Array[Byte](length)
     try in.readFully(offset, out)
     catch {
+      // Opened with a known length, an object store first meets a missing object here.
+      case _: FileNotFoundException => throw Errors.fileNotFound(path, "reading it")
       case e: java.io.EOFException => throw Errors.corrupt(path, offset, s"the file ended before $length bytes could be read", e)
       case e: IOException => throw Errors.io(path, s"reading $length bytes at offset $offset", e)
     }
