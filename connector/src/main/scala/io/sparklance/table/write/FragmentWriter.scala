@@ -172,9 +172,18 @@ object FragmentWriter {
    * Deletes the data files of fragments that were written but will not be committed (best
    * effort, never throws: what cannot be deleted is unreferenced, and Lance's cleanup removes
    * unreferenced files). Only files in the table's own `data/` folder are touched.
+   *
+   * A writer is often given up because its thread was interrupted (Spark kills a task attempt,
+   * such as the copy that lost to a speculative one, by interrupting it, then aborts its writer
+   * in that thread), and a store may refuse every call on an interrupted thread (S3A: the AWS
+   * SDK fails with an InterruptedIOException). So the deletes run with the interrupt cleared,
+   * and it is set again afterwards.
    */
-  def discard(store: ObjectStore, root: String, fragments: Seq[Fragment]): Unit =
-    fragments.iterator.flatMap(_.files).filter(f => f.baseId.isEmpty && Paths.staysInside(f.path)).foreach { f =>
+  def discard(store: ObjectStore, root: String, fragments: Seq[Fragment]): Unit = {
+    val interrupted = Thread.interrupted()
+    try fragments.iterator.flatMap(_.files).filter(f => f.baseId.isEmpty && Paths.staysInside(f.path)).foreach { f =>
       try store.delete(path(root, f.path)) catch { case _: Exception => () }
     }
+    finally if (interrupted) Thread.currentThread().interrupt()
+  }
 }

@@ -1,6 +1,6 @@
 package io.sparklance.spark.write
 
-import java.io.File
+import java.io.{File, InterruptedIOException}
 import java.nio.file.Files
 
 import scala.jdk.CollectionConverters._
@@ -17,10 +17,13 @@ import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.time.SpanSugar._
 
-import io.sparklance.spark.{LanceOptions, LanceTable}
+import io.sparklance.format.write.FileWriterOptions
+import io.sparklance.spark.{LanceOptions, LanceTable, WriteSchema}
+import io.sparklance.storage.{ObjectStore, ObjectStoreFactory}
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.Snapshot
-import io.sparklance.testutil.CommitFixtures
+import io.sparklance.table.write.FragmentWriterOptions
+import io.sparklance.testutil.{CommitFixtures, ForwardingStore}
 import io.sparklance.util.Errors
 
 /**
@@ -150,5 +153,30 @@ class TaskAttemptsSuite extends AnyFunSuite with BeforeAndAfterAll with Eventual
     assert(read.rows == CommitFixtures.expected(0L until 400L))
     assert(referenced(path).size == 4)
     assert(dataFiles(path) == referenced(path), "the losing attempt's files are removed")
+  }
+
+  // Spark kills an attempt by interrupting its thread (the copy that lost to a speculative one,
+  // interruptThread = true in TaskSetManager.handleSuccessfulTask; a cancelled job) and then calls
+  // DataWriter.abort in that same thread. S3A's calls fail on an interrupted thread (the AWS SDK
+  // gives up with an InterruptedIOException), so abort must not run its deletes interrupted.
+  test("an attempt aborted on an interrupted thread removes its files through a store that refuses interrupted calls") {
+    val path = newPath()
+    val schema = StructType(Seq(StructField("id", LongType, nullable = false), StructField("s", StringType)))
+    val local = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConf())
+    val stores = new ObjectStoreFactory {
+      def create(): ObjectStore = new ForwardingStore(local.create()) {
+        override def delete(p: String): Boolean =
+          if (Thread.currentThread().isInterrupted) throw new InterruptedIOException(s"$p: interrupted") else super.delete(p)
+      }
+    }
+    val factory = LanceDataWriterFactory(stores, path, WriteSchema.lance(schema, path), schema, schema.indices,
+      FragmentWriterOptions(FileWriterOptions(), maxRowsPerFile = 100), batchRows = 50, batchBytes = 1L << 20, taskMemoryBytes = 64L << 20)
+    val writer = factory.createWriter(0, 1)
+    writer.writeAll((0 until 300).iterator.map(i => InternalRow(i.toLong, UTF8String.fromString(CommitFixtures.value(i.toLong)))).asJava)
+    assert(dataFiles(path).size == 3)
+    Thread.currentThread().interrupt()
+    try writer.abort() finally assert(Thread.interrupted(), "the thread is still interrupted after abort")
+    writer.close()
+    assert(dataFiles(path).isEmpty, "the aborted attempt's files are removed")
   }
 }
