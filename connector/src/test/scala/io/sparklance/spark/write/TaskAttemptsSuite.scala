@@ -6,13 +6,12 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.TaskContext
-import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{PhysicalWriteInfo, WriterCommitMessage}
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.unsafe.types.UTF8String
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.time.SpanSugar._
@@ -23,7 +22,7 @@ import io.sparklance.storage.{ObjectStore, ObjectStoreFactory}
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.Snapshot
 import io.sparklance.table.write.FragmentWriterOptions
-import io.sparklance.testutil.{CommitFixtures, ForwardingStore}
+import io.sparklance.testutil.{CommitFixtures, ForwardingStore, LocalSpark}
 import io.sparklance.util.Errors
 
 /**
@@ -32,22 +31,10 @@ import io.sparklance.util.Errors
  * job removes every file it wrote. Rows are (id, "r<id>"), read back by pylance
  * (dev/golden/table_ops.py); the folder `data/` is listed to find files no version references.
  */
-class TaskAttemptsSuite extends AnyFunSuite with BeforeAndAfterAll with Eventually {
-  @transient private var spark: SparkSession = _
+class TaskAttemptsSuite extends AnyFunSuite with LocalSpark with Eventually {
 
-  override protected def beforeAll(): Unit = {
-    super.beforeAll()
-    // local[2,4]: two task threads, a task is tried up to 4 times (local[2] never retries).
-    spark = SparkSession.builder()
-      .master("local[2,4]")
-      .appName(getClass.getSimpleName)
-      .config("spark.ui.enabled", "false")
-      .config("spark.driver.host", "127.0.0.1")
-      .getOrCreate()
-  }
-
-  override protected def afterAll(): Unit =
-    try if (spark != null) spark.stop() finally super.afterAll()
+  // Two task threads, a task tried up to 4 times (local[2] never retries).
+  override protected def master: String = "local[2,4]"
 
   private val Partitions = 4
   private val RowsPerPartition = 1000
@@ -157,8 +144,8 @@ class TaskAttemptsSuite extends AnyFunSuite with BeforeAndAfterAll with Eventual
 
   // Spark kills an attempt by interrupting its thread (the copy that lost to a speculative one,
   // interruptThread = true in TaskSetManager.handleSuccessfulTask; a cancelled job) and then calls
-  // DataWriter.abort in that same thread. S3A's calls fail on an interrupted thread (the AWS SDK
-  // gives up with an InterruptedIOException), so abort must not run its deletes interrupted.
+  // DataWriter.abort in that same thread. S3A's calls fail on an interrupted thread (the AWS SDK's
+  // AbortedException "Thread was interrupted"), so abort must not run its deletes interrupted.
   test("an attempt aborted on an interrupted thread removes its files through a store that refuses interrupted calls") {
     val path = newPath()
     val schema = StructType(Seq(StructField("id", LongType, nullable = false), StructField("s", StringType)))
