@@ -1,10 +1,13 @@
-"""Reads golden datasets on a local cluster, whose executors are JVMs of their own.
+"""Reads golden datasets and writes a table on a local cluster, whose executors are JVMs of
+their own.
 
 Run by test_cluster.py in a separate process (a Python process holds one SparkContext):
     cluster_read.py <golden folder> <output folder>
 Writes <name>.arrow per query for the test to compare with pylance, executors.txt with
-the number of executor JVMs that registered, and error.txt with the condition and SQLSTATE
-PySpark shows for a damaged data file read in an executor JVM.
+the number of executor JVMs that registered, error.txt with the condition and SQLSTATE
+PySpark shows for a damaged data file read in an executor JVM, and written.lance: WRITES
+saved in turn (mode, first id, end id, partitions), with write_executors.txt the number of
+executors that ran tasks of those writes.
 """
 
 from __future__ import annotations
@@ -18,6 +21,26 @@ import pyarrow as pa
 from pyspark.errors import AnalysisException
 
 from sessions import make_session
+
+# Rows (id, "r<id>", id / 2) of ids [first, end) in this many partitions, saved in this mode.
+WRITES = [("append", 0, 3000, 4), ("append", 3000, 5000, 4), ("overwrite", 10000, 12000, 3)]
+
+
+def completed_tasks(sc) -> dict[str, int]:
+    """Tasks completed so far per executor (the driver left out)."""
+    summaries = sc._jsc.sc().statusStore().executorList(True)  # noqa: SLF001
+    each = (summaries.apply(i) for i in range(summaries.size()))
+    return {e.id(): e.completedTasks() for e in each if e.id() != "driver"}
+
+
+def write(spark, out: Path) -> None:
+    """Saves WRITES into written.lance; counts the executors whose tasks wrote."""
+    before = completed_tasks(spark.sparkContext)
+    for mode, first, end, partitions in WRITES:
+        df = spark.range(first, end, 1, partitions).selectExpr("id", "concat('r', id) AS s", "id / 2 AS x")
+        df.write.format("lance").mode(mode).save(str(out / "written.lance"))
+    after = completed_tasks(spark.sparkContext)
+    (out / "write_executors.txt").write_text(str(sum(1 for e, n in after.items() if n > before.get(e, 0))))
 
 
 def main(golden: Path, out: Path) -> None:
@@ -53,6 +76,7 @@ def main(golden: Path, out: Path) -> None:
             (out / "error.txt").write_text("no error")
         except AnalysisException as e:
             (out / "error.txt").write_text(f"{e.getCondition()} {e.getSqlState()}")
+        write(spark, out)
     finally:
         spark.stop()
 

@@ -7,10 +7,13 @@ import org.scalatest.{BeforeAndAfterAll, Suite}
 trait LocalSpark extends BeforeAndAfterAll { self: Suite =>
   @transient protected var spark: SparkSession = _
 
+  /** local[2]: two task threads, a failed task is not tried again. */
+  protected def master: String = "local[2]"
+
   override protected def beforeAll(): Unit = {
     super.beforeAll()
     spark = SparkSession.builder()
-      .master("local[2]")
+      .master(master)
       .appName(getClass.getSimpleName)
       .config("spark.ui.enabled", "false")
       .config("spark.driver.host", "127.0.0.1")

@@ -105,8 +105,8 @@ final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema
     if (current != null) {
       val c = current
       current = null
-      c.writer.abort()
-      c.sink.abort()
+      // An upload given up on an interrupted thread may stay pending on S3 (see discard).
+      FragmentWriter.uninterrupted { c.writer.abort(); c.sink.abort() }
     }
     FragmentWriter.discard(store, root, done.toSeq)
     done.clear()
@@ -172,9 +172,22 @@ object FragmentWriter {
    * Deletes the data files of fragments that were written but will not be committed (best
    * effort, never throws: what cannot be deleted is unreferenced, and Lance's cleanup removes
    * unreferenced files). Only files in the table's own `data/` folder are touched.
+   *
+   * A writer is often given up because its thread was interrupted (Spark kills a task attempt,
+   * such as the copy that lost to a speculative one, by interrupting it, then aborts its writer
+   * in that thread), and a store may refuse every call on an interrupted thread (S3A: the AWS
+   * SDK's AbortedException "Thread was interrupted", seen against SeaweedFS). So the deletes
+   * run with the interrupt cleared.
    */
-  def discard(store: ObjectStore, root: String, fragments: Seq[Fragment]): Unit =
+  def discard(store: ObjectStore, root: String, fragments: Seq[Fragment]): Unit = uninterrupted {
     fragments.iterator.flatMap(_.files).filter(f => f.baseId.isEmpty && Paths.staysInside(f.path)).foreach { f =>
       try store.delete(path(root, f.path)) catch { case _: Exception => () }
     }
+  }
+
+  /** Runs `cleanup` with the thread's interrupt cleared, and sets it again afterwards. */
+  private def uninterrupted(cleanup: => Unit): Unit = {
+    val interrupted = Thread.interrupted()
+    try cleanup finally if (interrupted) Thread.currentThread().interrupt()
+  }
 }
