@@ -212,30 +212,16 @@ class ZoneMapSuite extends AnyFunSuite {
     val m = Snapshot.open(store, base, None).manifest
     assert(m.version == before.version)
     val ts = ZoneMapWriter.targets(store, base, m, m.schema)
-    val zoneMaps = new ZoneMapBuilder(ts)
-    val writer = new FragmentWriter(store, base, m.schema, FragmentWriterOptions(maxRowsPerFile = 200))
+    val writer = new FragmentWriter(store, base, m.schema, FragmentWriterOptions(maxRowsPerFile = 200), Some(new ZoneMapBuilder(ts)))
     val in = new FileInputStream(new File(dir, "new.arrow"))
     val reader = new ArrowFileReader(in.getChannel, allocator)
-    try {
-      while (reader.loadNextBatch()) {
-        val batch = reader.getVectorSchemaRoot
-        var from = 0
-        while (from < batch.getRowCount) {
-          // What the fragment writer will do per slice of a batch it appends to a data file.
-          val inFile = writer.rowsWritten % 200
-          val count = math.min(200 - inFile, (batch.getRowCount - from).toLong).toInt
-          val slice = batch.slice(from, count)
-          try writer.write(slice) finally slice.close()
-          zoneMaps.observe(batch, from, count, inFile)
-          from += count
-        }
-      }
-    } finally { reader.close(); in.close() }
+    try while (reader.loadNextBatch()) writer.write(reader.getVectorSchemaRoot)
+    finally { reader.close(); in.close() }
     val fragments = writer.finish()
     val committer = new TableCommitter(store, base)
     val appended = committer.commit(CommitRequest(Some(m.version), Operation.Append(fragments))).version
     val committed = Snapshot.open(store, base, Some(appended)).manifest
-    val u = ZoneMapWriter.prepare(store, base, committed, ts, fragments.zip(zoneMaps.fragments())).get
+    val u = ZoneMapWriter.prepare(store, base, committed, ts, fragments.zip(writer.zoneMapsWritten)).get
     assert(u.added.map(_.name).toSet == extended)
     val indexed = committer.commit(CommitRequest(Some(appended), u.operation)).version
     assert(indexed == appended + 1)
