@@ -13,10 +13,10 @@ import io.sparklance.format.{FileVersion, LanceSchema}
 import io.sparklance.format.write.FileWriterOptions
 import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable, WriteSchema}
 import io.sparklance.storage.Paths
-import io.sparklance.table.{FeatureFlags, Fragment, Snapshot}
+import io.sparklance.table.{FeatureFlags, Fragment}
 import io.sparklance.table.commit.{CommitRequest, NewTable, Operation, TableCommitter}
 import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions, FragmentZoneMaps, ZoneMapTarget, ZoneMapWriter}
-import io.sparklance.util.{CommitConflictException, CommitStateUnknownException, Errors, LanceException, Redaction}
+import io.sparklance.util.{CommitStateUnknownException, Errors, LanceException, Redaction}
 
 // One DataSource V2 write, planned on the driver before any file is written, with one small
 // BatchWrite per kind of commit (as Iceberg's SparkWrite has BatchAppend, DynamicOverwrite, ...).
@@ -213,45 +213,20 @@ object LanceWrite extends Logging {
       CommitRequest(plan.readVersion, Operation.Append(fragments), plan.options.commitProperties, plan.options.app, newTable)
     override protected def zoneMapTargets: IndexedSeq[ZoneMapTarget] = targets
 
-    /**
-     * Extends the zone maps over the committed fragments. A conflict (another writer changed
-     * the same index meanwhile) removes the new index files; a retryable one prepares the update
-     * again on the latest version, where an index that already covers our fragments is left
-     * alone. An unknown outcome keeps the files. Nothing here fails the write.
-     */
+    /** Extends the zone maps over the committed fragments; nothing here fails the write: the data is committed. */
     override protected def committed(version: Long, messages: Array[WriterCommitMessage]): Unit = if (targets.nonEmpty) {
       val written = LanceWrite.zoneMaps(messages)
-      if (written.nonEmpty && written.forall(_._2.columns.length == targets.length)) {
-        val store = table.stores.create()
-        var base = Option(version)
-        var tries = 0
-        while (base.isDefined && tries < 2) {
-          tries += 1
-          val read = base.get
-          base = None
-          try ZoneMapWriter.prepare(store, plan.root, Snapshot.open(store, plan.root, Some(read)).manifest, targets, written).foreach { u =>
-            try {
-              val outcome = committer(table, plan).commit(CommitRequest(Some(read), u.operation))
-              extraVersions += 1
-              logInfo(s"${plan.where}: version ${outcome.version} extends zone maps ${u.added.map(_.name).mkString(", ")} " +
-                s"over the fragments of version $version")
-            } catch {
-              case e: CommitConflictException =>
-                u.discard(store, plan.root)
-                if (e.retryable) base = Some(Snapshot.open(store, plan.root, None).version)
-                else logWarning(s"${plan.where}: the zone maps were not extended over version $version's fragments " +
-                  s"(${e.getMessage}); the data is committed and readable")
-            }
-          } catch {
-            case e: CommitStateUnknownException =>
-              logWarning(s"${plan.where}: the zone map commit after version $version may or may not have happened; " +
-                "its files are kept", e)
-            case NonFatal(e) =>
-              logWarning(s"${plan.where}: the zone maps were not extended over version $version's fragments; " +
-                "the data is committed and readable", e)
-          }
+      if (written.nonEmpty && written.forall(_._2.columns.length == targets.length))
+        try ZoneMapWriter.extend(table.stores.create(), plan.root, committer(table, plan), version, targets, written).foreach { v =>
+          extraVersions += 1
+          logInfo(s"${plan.where}: version $v extends the zone maps over the fragments of version $version")
+        } catch {
+          case e: CommitStateUnknownException =>
+            logWarning(s"${plan.where}: the zone map commit after version $version may or may not have happened; its files are kept", e)
+          case NonFatal(e) =>
+            logWarning(s"${plan.where}: the zone maps were not extended over the fragments of version $version; " +
+              "the data is committed and readable", e)
         }
-      }
     }
   }
 

@@ -300,4 +300,39 @@ class ZoneMapSuite extends AnyFunSuite {
     val otherZoneSize = targets.map(t => t.copy(rowsPerZone = t.rowsPerZone + 1))
     assert(ZoneMapWriter.prepare(store, table, after.manifest, otherZoneSize, newFragments.zip(build(targets, 1000))).isEmpty)
   }
+
+  /** Appends the new rows to `path` with our fragment writer (files of 200 rows) and commits them; the fragments with their zones. */
+  private def appendNewRows(path: String, targets: IndexedSeq[ZoneMapTarget]): (Long, IndexedSeq[(Fragment, FragmentZoneMaps)]) = {
+    val m = Snapshot.open(store, path, None).manifest
+    val writer = new FragmentWriter(store, path, m.schema, FragmentWriterOptions(maxRowsPerFile = 200), Some(new ZoneMapBuilder(targets)))
+    val in = new FileInputStream(new File(dir, "new.arrow"))
+    val reader = new ArrowFileReader(in.getChannel, allocator)
+    try while (reader.loadNextBatch()) writer.write(reader.getVectorSchemaRoot)
+    finally { reader.close(); in.close() }
+    val fragments = writer.finish()
+    (new TableCommitter(store, path).commit(CommitRequest(Some(m.version), Operation.Append(fragments))).version,
+      fragments.zip(writer.zoneMapsWritten))
+  }
+
+  test("another writer's append and index update between our data and index commits: ours is prepared again on top of theirs") {
+    val base = copyOfBase("race").getPath
+    val m = Snapshot.open(store, base, None).manifest
+    val ts = ZoneMapWriter.targets(store, base, m, m.schema)
+    val committer = new TableCommitter(store, base)
+    val (ours, mine) = appendNewRows(base, ts)
+    val (theirs, their) = appendNewRows(base, ts)
+    assert(ZoneMapWriter.extend(store, base, committer, theirs, ts, their) == Some(theirs + 1))
+    // Read at our data version: the first attempt conflicts with their CreateIndex (Retryable),
+    // its files are removed, and the second, read at their index version, extends their indices.
+    assert(ZoneMapWriter.extend(store, base, committer, ours, ts, mine) == Some(theirs + 2))
+    val latest = Snapshot.open(store, base, None).manifest
+    val all = latest.fragments.map(_.id.toInt).toSet
+    assert(all.size == 7)
+    latest.indices.filter(i => extended(i.name)).foreach(i => assert(i.fragments.get.toArray.toSet == all, i.name))
+    val referenced = Snapshot.listVersions(store, base).map(_._1)
+      .flatMap(v => Snapshot.open(store, base, Some(v)).manifest.indices.map(_.uuid)).toSet
+    assert(new File(base, "_indices").list().toSet == referenced, "the conflicting attempt's files are removed")
+    // Nothing left to extend: every index covers our fragments.
+    assert(ZoneMapWriter.extend(store, base, committer, latest.version, ts, mine).isEmpty)
+  }
 }
