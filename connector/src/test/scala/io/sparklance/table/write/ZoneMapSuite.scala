@@ -331,7 +331,9 @@ class ZoneMapSuite extends AnyFunSuite {
     latest.indices.filter(i => extended(i.name)).foreach(i => assert(i.fragments.get.toArray.toSet == all, i.name))
     val referenced = Snapshot.listVersions(store, base).map(_._1)
       .flatMap(v => Snapshot.open(store, base, Some(v)).manifest.indices.map(_.uuid)).toSet
-    assert(new File(base, "_indices").list().toSet == referenced, "the conflicting attempt's files are removed")
+    // (An emptied folder stays on a local file system; object stores have none.)
+    assert(new File(base, "_indices").listFiles().filter(_.list().nonEmpty).map(_.getName).toSet == referenced,
+      "the conflicting attempt's files are removed")
     // Nothing left to extend: every index covers our fragments.
     assert(ZoneMapWriter.extend(store, base, committer, latest.version, ts, mine).isEmpty)
   }
