@@ -22,6 +22,7 @@ object LanceMetrics {
   val CommitAttempts = "lanceCommitAttempts"
   val CommitRetries = "lanceCommitRetries"
   val CommitTime = "lanceCommitTimeMs"
+  val ZoneMapVersions = "lanceZoneMapVersions"
 
   // Spark instantiates metric classes reflectively by name, so each needs a no-arg class.
   final class BytesReadMetric extends CustomSumMetric {
@@ -92,8 +93,13 @@ object LanceMetrics {
     override def description(): String = "commit time (ms)"
   }
 
+  final class ZoneMapVersionsMetric extends CustomSumMetric {
+    override def name(): String = ZoneMapVersions
+    override def description(): String = "zone map versions"
+  }
+
   def write: Array[CustomMetric] = Array(new RowsWrittenMetric, new FilesWrittenMetric, new BytesWrittenMetric,
-    new CommitAttemptsMetric, new CommitRetriesMetric, new CommitTimeMetric)
+    new CommitAttemptsMetric, new CommitRetriesMetric, new CommitTimeMetric, new ZoneMapVersionsMetric)
 
   def all: Array[CustomMetric] = Array(new BytesReadMetric, new RowsDeletedMetric, new FragmentsReadMetric,
     new FragmentsPrunedMetric, new ZonesPrunedMetric, new RowsPrunedMetric, new IndexFragmentsMetric, new IndexRowsMetric,

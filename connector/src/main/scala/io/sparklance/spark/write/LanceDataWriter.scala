@@ -11,12 +11,13 @@ import io.sparklance.format.LanceSchema
 import io.sparklance.spark.{LanceMetrics, LanceSparkException}
 import io.sparklance.storage.ObjectStoreFactory
 import io.sparklance.table.Fragment
-import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
+import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions, ZoneMapBuilder, ZoneMapTarget}
 
 /**
  * Serializable, already-decided inputs of the executors' writers: the table's schema (field ids
- * assigned), the rows' schema as Spark hands them, and for each table field the input column
- * that holds it (a DataFrame's columns may come in any order).
+ * assigned), the rows' schema as Spark hands them, for each table field the input column that
+ * holds it (a DataFrame's columns may come in any order), and the zone map indices whose zones
+ * the writers compute (empty: none).
  */
 final case class LanceDataWriterFactory(
     stores: ObjectStoreFactory,
@@ -27,7 +28,8 @@ final case class LanceDataWriterFactory(
     files: FragmentWriterOptions,
     batchRows: Int,
     batchBytes: Long,
-    taskMemoryBytes: Long)
+    taskMemoryBytes: Long,
+    zoneMaps: IndexedSeq[ZoneMapTarget] = IndexedSeq.empty)
     extends DataWriterFactory {
 
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
@@ -53,7 +55,8 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
     if (reordered) ProjectingInternalRow(StructType(factory.ordinals.map(factory.input.fields(_))), factory.ordinals) else null
   private val rows = new RowsToArrow(factory.schema.toArrowForWrite(where), if (reordered) projection.schema else factory.input,
     allocator, where)
-  private val files = new FragmentWriter(factory.stores.create(), factory.root, factory.schema, factory.files)
+  private val files = new FragmentWriter(factory.stores.create(), factory.root, factory.schema, factory.files,
+    if (factory.zoneMaps.isEmpty) None else Some(new ZoneMapBuilder(factory.zoneMaps)))
 
   override def write(row: InternalRow): Unit = LanceSparkException.boundary {
     if (reordered) { projection.project(row); rows.append(projection) } else rows.append(row)
@@ -68,7 +71,7 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
     finish()
   }
 
-  override def commit(): WriterCommitMessage = LanceCommitMessage(finish())
+  override def commit(): WriterCommitMessage = LanceCommitMessage(finish(), files.zoneMapsWritten)
 
   private var fragments: IndexedSeq[Fragment] = _
 

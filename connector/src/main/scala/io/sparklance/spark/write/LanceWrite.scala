@@ -15,7 +15,7 @@ import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable, Write
 import io.sparklance.storage.Paths
 import io.sparklance.table.{FeatureFlags, Fragment}
 import io.sparklance.table.commit.{CommitRequest, NewTable, Operation, TableCommitter}
-import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
+import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions, FragmentZoneMaps, ZoneMapTarget, ZoneMapWriter}
 import io.sparklance.util.{CommitStateUnknownException, Errors, LanceException, Redaction}
 
 // One DataSource V2 write, planned on the driver before any file is written, with one small
@@ -26,6 +26,14 @@ import io.sparklance.util.{CommitStateUnknownException, Errors, LanceException, 
 // write fragments ([[LanceDataWriter]]); the driver commits what their messages name
 // ([[TableCommitter]]). Abort deletes the written files only when the commit definitely did not
 // happen: never after CommitStateUnknownException, never after a successful commit.
+//
+// An append to a table with ZONEMAP indices extends them over its new fragments, as pylance's
+// optimize_indices does after an append (rust/lance/src/index/append.rs): the tasks compute the
+// new fragments' zones while writing, and right after the data commit (version V) the driver
+// commits one CreateIndex read at V that replaces each zone map by one covering the new
+// fragments too. Lance's Append carries no index changes, so one user write is then two
+// versions. The second commit is best effort: the data is committed, and a table whose zone
+// maps do not cover some fragments is complete (readers scan the uncovered fragments).
 
 /** What the driver decided for a write: everything the tasks and the commit need. */
 final case class WritePlan(
@@ -103,7 +111,11 @@ object LanceWrite extends Logging {
         new AlreadyCommitted
       case None if overwrite => new OverwriteBatch(table, plan)
       case None => target.mode match {
-        case WriteMode.Append => new AppendBatch(table, plan)
+        case WriteMode.Append =>
+          // An overwrite drops the indices; a table created meanwhile has none.
+          val zoneMaps = target.existing.filter(_ => opts.updateZoneMaps).fold(IndexedSeq.empty[ZoneMapTarget])(s =>
+            ZoneMapWriter.targets(table.stores.create(), root, s.manifest, schema))
+          new AppendBatch(table, plan, zoneMaps)
         case WriteMode.Create(ignore) => new CreateBatch(table, plan, ignore)
       }
     }
@@ -130,6 +142,15 @@ object LanceWrite extends Logging {
 
     protected def request(fragments: IndexedSeq[Fragment]): CommitRequest
 
+    /** The zone map indices the tasks compute zones for (none but for an append). */
+    protected def zoneMapTargets: IndexedSeq[ZoneMapTarget] = IndexedSeq.empty
+
+    /** Called once the write is committed as version `version` (not a duplicate). */
+    protected def committed(version: Long, messages: Array[WriterCommitMessage]): Unit = ()
+
+    /** Versions committed after the data commit (zone map updates). */
+    protected var extraVersions = 0
+
     /**
      * Another writer created the table after this write was planned (the committer's
      * LANCE_TABLE_ALREADY_EXISTS): true to commit again (the request has been re-planned),
@@ -143,7 +164,7 @@ object LanceWrite extends Logging {
           FileWriterOptions(plan.fileVersion),
           plan.options.maxRowsPerFile.getOrElse(FragmentWriterOptions.DefaultMaxRowsPerFile),
           plan.options.maxBytesPerFile.getOrElse(FragmentWriterOptions.DefaultMaxBytesPerFile)),
-        table.options.batchSize, BatchBytes, table.options.taskMemoryBytes)
+        table.options.batchSize, BatchBytes, table.options.taskMemoryBytes, zoneMapTargets)
 
     // Only the messages of the task attempts Spark committed reach here (one per partition).
     override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
@@ -162,7 +183,7 @@ object LanceWrite extends Logging {
               logInfo(s"${plan.where}: version ${outcome.version} already holds this application's write; the files " +
                 "this write wrote are removed")
               FragmentWriter.discard(table.stores.create(), plan.root, fragments)
-            }
+            } else committed(outcome.version, messages)
           } catch {
             case e: CommitStateUnknownException => keepFiles = true; throw e
             case e: LanceException if e.errorClass == "LANCE_TABLE_ALREADY_EXISTS" => attempts += 1; again = onAlreadyExists(e, fragments)
@@ -180,14 +201,33 @@ object LanceWrite extends Logging {
     override def driverMetrics: Array[CustomTaskMetric] = Array(
       LanceMetrics.task(LanceMetrics.CommitAttempts, attempts),
       LanceMetrics.task(LanceMetrics.CommitRetries, math.max(attempts - 1, 0)),
-      LanceMetrics.task(LanceMetrics.CommitTime, TimeUnit.NANOSECONDS.toMillis(commitNanos)))
+      LanceMetrics.task(LanceMetrics.CommitTime, TimeUnit.NANOSECONDS.toMillis(commitNanos)),
+      LanceMetrics.task(LanceMetrics.ZoneMapVersions, extraVersions))
   }
 
   /** Rows added as a new version; a table absent at planning is created (or, created meanwhile with the same columns, appended to). */
-  private final class AppendBatch(table: LanceTable, plan: WritePlan) extends Committing(table, plan) {
+  private final class AppendBatch(table: LanceTable, plan: WritePlan, targets: IndexedSeq[ZoneMapTarget])
+      extends Committing(table, plan) {
     val kind = "append"
     protected def request(fragments: IndexedSeq[Fragment]): CommitRequest =
       CommitRequest(plan.readVersion, Operation.Append(fragments), plan.options.commitProperties, plan.options.app, newTable)
+    override protected def zoneMapTargets: IndexedSeq[ZoneMapTarget] = targets
+
+    /** Extends the zone maps over the committed fragments; nothing here fails the write: the data is committed. */
+    override protected def committed(version: Long, messages: Array[WriterCommitMessage]): Unit = if (targets.nonEmpty) {
+      val written = LanceWrite.zoneMaps(messages)
+      if (written.nonEmpty && written.forall(_._2.columns.length == targets.length))
+        try ZoneMapWriter.extend(table.stores.create(), plan.root, committer(table, plan), version, targets, written).foreach { v =>
+          extraVersions += 1
+          logInfo(s"${plan.where}: version $v extends the zone maps over the fragments of version $version")
+        } catch {
+          case e: CommitStateUnknownException =>
+            logWarning(s"${plan.where}: the zone map commit after version $version may or may not have happened; its files are kept", e)
+          case NonFatal(e) =>
+            logWarning(s"${plan.where}: the zone maps were not extended over the fragments of version $version; " +
+              "the data is committed and readable", e)
+        }
+    }
   }
 
   /**
@@ -231,4 +271,11 @@ object LanceWrite extends Logging {
 
   private def fragments(messages: Array[WriterCommitMessage]): IndexedSeq[Fragment] =
     messages.iterator.collect { case m: LanceCommitMessage => m.fragments }.flatten.toIndexedSeq
+
+  /** The written fragments with their zones; empty when some task computed none (it wrote no fragment, or no zones). */
+  private def zoneMaps(messages: Array[WriterCommitMessage]): IndexedSeq[(Fragment, FragmentZoneMaps)] = {
+    val ms = messages.iterator.collect { case m: LanceCommitMessage => m }.toIndexedSeq
+    if (ms.exists(m => m.fragments.length != m.zoneMaps.length)) IndexedSeq.empty
+    else ms.flatMap(m => m.fragments.zip(m.zoneMaps))
+  }
 }

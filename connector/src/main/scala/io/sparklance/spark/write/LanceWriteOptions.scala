@@ -24,6 +24,8 @@ import io.sparklance.util.Errors
  * @param enableStableRowIds stable row ids for a table this write creates
  * @param commitProperties   stored as the transaction's properties (`commitProperties.<key>`)
  * @param app                the idempotent-write pair (`txnAppId`, `txnVersion`)
+ * @param updateZoneMaps     whether an append extends the table's ZONEMAP indices over its new
+ *                           fragments (a second version, CreateIndex, after the data commit)
  */
 final case class LanceWriteOptions(
     maxRowsPerFile: Option[Long] = None,
@@ -31,7 +33,8 @@ final case class LanceWriteOptions(
     fileFormatVersion: Option[FileVersion] = None,
     enableStableRowIds: Option[Boolean] = None,
     commitProperties: Map[String, String] = Map.empty,
-    app: Option[AppTransaction] = None)
+    app: Option[AppTransaction] = None,
+    updateZoneMaps: Boolean = true)
 
 object LanceWriteOptions {
   val MaxRowsPerFile = "maxRowsPerFile"
@@ -42,6 +45,7 @@ object LanceWriteOptions {
   val CommitPropertiesPrefix = "commitProperties."
   val TxnAppId = "txnAppId"
   val TxnVersion = "txnVersion"
+  val UpdateZoneMaps = "updateZoneMaps"
 
   /** The names pylance (`write_dataset`) and lance-spark use for the same settings. */
   val Aliases: Map[String, Seq[String]] = Map(
@@ -67,17 +71,19 @@ object LanceWriteOptions {
         v.trim.toLongOption.filter(_ >= 1).getOrElse(throw Errors.invalidOption(k, v, "a positive number of bytes"))
       },
       fileFormatVersion = value(options, FileFormatVersion).map { case (k, v) => fileVersion(k, v) },
-      enableStableRowIds = value(options, EnableStableRowIds).map { case (k, v) =>
-        v.trim.toLowerCase(Locale.ROOT).toBooleanOption.getOrElse(throw Errors.invalidOption(k, v, "true or false"))
-      },
+      enableStableRowIds = value(options, EnableStableRowIds).map { case (k, v) => boolean(k, v) },
       commitProperties = options.asCaseSensitiveMap().asScala.collect {
         case (k, v) if k.regionMatches(true, 0, CommitPropertiesPrefix, 0, CommitPropertiesPrefix.length) =>
           val key = k.substring(CommitPropertiesPrefix.length)
           if (key.isEmpty) throw Errors.invalidOption(k, v, s"a property name after '$CommitPropertiesPrefix'")
           key -> v
       }.toMap,
-      app = appTransaction(options))
+      app = appTransaction(options),
+      updateZoneMaps = value(options, UpdateZoneMaps).forall { case (k, v) => boolean(k, v) })
   }
+
+  private def boolean(key: String, v: String): Boolean =
+    v.trim.toLowerCase(Locale.ROOT).toBooleanOption.getOrElse(throw Errors.invalidOption(key, v, "true or false"))
 
   /** The value of `name` or one of its aliases (with the key it was given under); two different values are refused. */
   private def value(options: CaseInsensitiveStringMap, name: String): Option[(String, String)] = {

@@ -51,7 +51,8 @@ object FragmentWriterOptions {
  * writer per task. After a failure call [[abort]]; fragments returned by [[finish]] that are
  * never committed are removed with [[FragmentWriter.discard]].
  */
-final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema, options: FragmentWriterOptions) {
+final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema, options: FragmentWriterOptions,
+    zoneMaps: Option[ZoneMapBuilder] = None) {
   private val where = s"the data files written under ${Paths.join(root, FragmentWriter.DataDir)}"
   private val (major, minor) = FileVersion.dataFileVersion(options.file.version)
 
@@ -68,6 +69,9 @@ final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema
   def bytesWritten: Long = closedBytes + (if (current == null) 0L else current.sink.position)
   def filesWritten: Int = done.length
 
+  /** The zone maps of the fragments [[finish]] returned, one per fragment in the same order (empty without a builder). */
+  def zoneMapsWritten: IndexedSeq[FragmentZoneMaps] = zoneMaps.fold(IndexedSeq.empty[FragmentZoneMaps])(_.fragments())
+
   /**
    * Appends the rows of `batch`, whose schema is `schema.toArrowForWrite`. A failure aborts the
    * writer first (as Rust's write loop cleans up before it returns the error).
@@ -81,6 +85,7 @@ final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema
       val room = options.maxRowsPerFile - current.writer.rowsWritten
       val count = math.min(room, (n - from).toLong).toInt
       current.writer.write(batch, from, count)
+      zoneMaps.foreach(_.observe(batch, from, count, current.writer.rowsWritten - count))
       from += count
       rows += count
       if (current.writer.rowsWritten >= options.maxRowsPerFile || current.sink.position >= options.maxBytesPerFile) close()
@@ -127,7 +132,11 @@ final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema
 
   private def close(): Unit = {
     val c = current
-    val written = c.writer.finish()
+    // The fragment's zones are also embedded in its file as pylance 14 embeds them ("seeds"),
+    // so that pylance's own optimize_indices can extend an index from them.
+    val written = c.writer.finish(zoneMaps.fold(Map.empty[String, String]) { z =>
+      z.seeds(z.finishFragment()).map(s => s.metadataKey -> s.metadataValue(c.writer.addGlobalBuffer(s.bytes))).toMap
+    })
     current = null
     closedBytes += written.size
     val file = DataFile(c.name, written.fieldIds, written.columnIndices, major, minor, written.size, None)

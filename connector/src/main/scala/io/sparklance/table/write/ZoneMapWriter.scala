@@ -15,9 +15,9 @@ import io.sparklance.format.{FileVersion, LanceSchema}
 import io.sparklance.format.write.{FileWriterOptions, LanceFileWriter}
 import io.sparklance.storage.{ObjectStore, Paths}
 import io.sparklance.table._
-import io.sparklance.table.commit.Operation
+import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
 import io.sparklance.table.proto.ZoneMapDetailsCodec
-import io.sparklance.util.Errors
+import io.sparklance.util.{CommitConflictException, Errors}
 
 // Spec: rust/lance-index/src/scalar/zonemap.rs (ZoneMapIndex::update, ZoneMapIndexBuilder::
 // write_index) and what pylance 14.0.2's `optimize_indices` commits after an append: one
@@ -117,6 +117,39 @@ object ZoneMapWriter {
       }
     }
     if (done.isEmpty) None else Some(ZoneMapUpdate(done.map(_._1), done.map(_._2)))
+  }
+
+  /** Index commits [[extend]] tries when another writer changes the same indices meanwhile. */
+  val ExtendAttempts = 5
+
+  /**
+   * Extends the zone maps over the `written` fragments that version `version` committed: one
+   * CreateIndex commit read at `version` (another writer's commit since then is checked by
+   * the conflict rules; an Append is compatible). A retryable conflict (the same index changed
+   * meanwhile) removes the new index files and prepares again on the latest version, where an
+   * index that already covers the fragments is left alone. Returns the index commit's version,
+   * None when there was nothing to extend. Throws the last CommitConflictException (its files
+   * removed), CommitStateUnknownException (its files kept) or whatever else failed.
+   */
+  def extend(store: ObjectStore, root: String, committer: TableCommitter, version: Long, targets: IndexedSeq[ZoneMapTarget],
+      written: Seq[(Fragment, FragmentZoneMaps)]): Option[Long] = {
+    @scala.annotation.tailrec
+    def attempt(read: Long, n: Int): Option[Long] =
+      prepare(store, root, Snapshot.open(store, root, Some(read)).manifest, targets, written) match {
+        case None => None
+        case Some(u) =>
+          val retry = try Left(committer.commit(CommitRequest(Some(read), u.operation)).version) catch {
+            case e: CommitConflictException =>
+              u.discard(store, root)
+              if (!e.retryable || n >= ExtendAttempts) throw e
+              Right(Snapshot.open(store, root, None).version)
+          }
+          retry match {
+            case Left(v) => Some(v)
+            case Right(latest) => attempt(latest, n + 1)
+          }
+      }
+    attempt(version, 1)
   }
 
   /** Writes the old zones plus `added` into a new index folder; None if the old file's zone size differs. */

@@ -23,9 +23,10 @@ class LanceWriteOptionsSuite extends AnyFunSuite {
   test("every option by our name") {
     val o = parse("maxRowsPerFile" -> "1000", "maxBytesPerFile" -> "1048576", "fileFormatVersion" -> "2.1",
       "enableStableRowIds" -> "true", "commitProperties.job" -> "nightly", "commitProperties.Owner" -> "ann",
-      "txnAppId" -> "etl", "txnVersion" -> "7")
+      "txnAppId" -> "etl", "txnVersion" -> "7", "updateZoneMaps" -> " False")
     assert(o == LanceWriteOptions(Some(1000L), Some(1048576L), Some(FileVersion.V2_1), Some(true),
-      Map("job" -> "nightly", "Owner" -> "ann"), Some(AppTransaction("etl", 7))))
+      Map("job" -> "nightly", "Owner" -> "ann"), Some(AppTransaction("etl", 7)), updateZoneMaps = false))
+    assert(parse().updateZoneMaps && parse("updateZoneMaps" -> "true").updateZoneMaps)
   }
 
   test("pylance's and lance-spark's names are aliases") {
@@ -42,6 +43,7 @@ class LanceWriteOptionsSuite extends AnyFunSuite {
     Seq(
       Seq("maxRowsPerFile" -> "0"), Seq("maxRowsPerFile" -> "many"), Seq("maxRowsPerFile" -> "4294967296"),
       Seq("maxBytesPerFile" -> "-1"), Seq("fileFormatVersion" -> "3.0"), Seq("enableStableRowIds" -> "yes"),
+      Seq("updateZoneMaps" -> "off"),
       Seq("txnAppId" -> "etl"), Seq("txnVersion" -> "3"), Seq("txnAppId" -> "etl", "txnVersion" -> "-1"),
       Seq("txnAppId" -> " ", "txnVersion" -> "1"), Seq("commitProperties." -> "x")
     ).foreach { kv =>

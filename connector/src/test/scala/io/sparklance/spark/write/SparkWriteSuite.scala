@@ -230,6 +230,7 @@ class SparkWriteSuite extends AnyFunSuite with LocalSpark {
     assert(metric("bytes of data files written") == bytes.toString)
     assert(metric("commit attempts") == "1")
     assert(metric("commit retries after a concurrent commit") == "0")
+    assert(metric("zone map versions") == "0")
   }
 
   /**

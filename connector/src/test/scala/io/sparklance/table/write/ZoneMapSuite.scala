@@ -212,30 +212,16 @@ class ZoneMapSuite extends AnyFunSuite {
     val m = Snapshot.open(store, base, None).manifest
     assert(m.version == before.version)
     val ts = ZoneMapWriter.targets(store, base, m, m.schema)
-    val zoneMaps = new ZoneMapBuilder(ts)
-    val writer = new FragmentWriter(store, base, m.schema, FragmentWriterOptions(maxRowsPerFile = 200))
+    val writer = new FragmentWriter(store, base, m.schema, FragmentWriterOptions(maxRowsPerFile = 200), Some(new ZoneMapBuilder(ts)))
     val in = new FileInputStream(new File(dir, "new.arrow"))
     val reader = new ArrowFileReader(in.getChannel, allocator)
-    try {
-      while (reader.loadNextBatch()) {
-        val batch = reader.getVectorSchemaRoot
-        var from = 0
-        while (from < batch.getRowCount) {
-          // What the fragment writer will do per slice of a batch it appends to a data file.
-          val inFile = writer.rowsWritten % 200
-          val count = math.min(200 - inFile, (batch.getRowCount - from).toLong).toInt
-          val slice = batch.slice(from, count)
-          try writer.write(slice) finally slice.close()
-          zoneMaps.observe(batch, from, count, inFile)
-          from += count
-        }
-      }
-    } finally { reader.close(); in.close() }
+    try while (reader.loadNextBatch()) writer.write(reader.getVectorSchemaRoot)
+    finally { reader.close(); in.close() }
     val fragments = writer.finish()
     val committer = new TableCommitter(store, base)
     val appended = committer.commit(CommitRequest(Some(m.version), Operation.Append(fragments))).version
     val committed = Snapshot.open(store, base, Some(appended)).manifest
-    val u = ZoneMapWriter.prepare(store, base, committed, ts, fragments.zip(zoneMaps.fragments())).get
+    val u = ZoneMapWriter.prepare(store, base, committed, ts, fragments.zip(writer.zoneMapsWritten)).get
     assert(u.added.map(_.name).toSet == extended)
     val indexed = committer.commit(CommitRequest(Some(appended), u.operation)).version
     assert(indexed == appended + 1)
@@ -313,5 +299,42 @@ class ZoneMapSuite extends AnyFunSuite {
     assert(ZoneMapWriter.prepare(store, table, after.manifest, renamed, newFragments.zip(build(targets, 1000))).isEmpty)
     val otherZoneSize = targets.map(t => t.copy(rowsPerZone = t.rowsPerZone + 1))
     assert(ZoneMapWriter.prepare(store, table, after.manifest, otherZoneSize, newFragments.zip(build(targets, 1000))).isEmpty)
+  }
+
+  /** Appends the new rows to `path` with our fragment writer (files of 200 rows) and commits them; the fragments with their zones. */
+  private def appendNewRows(path: String, targets: IndexedSeq[ZoneMapTarget]): (Long, IndexedSeq[(Fragment, FragmentZoneMaps)]) = {
+    val m = Snapshot.open(store, path, None).manifest
+    val writer = new FragmentWriter(store, path, m.schema, FragmentWriterOptions(maxRowsPerFile = 200), Some(new ZoneMapBuilder(targets)))
+    val in = new FileInputStream(new File(dir, "new.arrow"))
+    val reader = new ArrowFileReader(in.getChannel, allocator)
+    try while (reader.loadNextBatch()) writer.write(reader.getVectorSchemaRoot)
+    finally { reader.close(); in.close() }
+    val fragments = writer.finish()
+    (new TableCommitter(store, path).commit(CommitRequest(Some(m.version), Operation.Append(fragments))).version,
+      fragments.zip(writer.zoneMapsWritten))
+  }
+
+  test("another writer's append and index update between our data and index commits: ours is prepared again on top of theirs") {
+    val base = copyOfBase("race").getPath
+    val m = Snapshot.open(store, base, None).manifest
+    val ts = ZoneMapWriter.targets(store, base, m, m.schema)
+    val committer = new TableCommitter(store, base)
+    val (ours, mine) = appendNewRows(base, ts)
+    val (theirs, their) = appendNewRows(base, ts)
+    assert(ZoneMapWriter.extend(store, base, committer, theirs, ts, their) == Some(theirs + 1))
+    // Read at our data version: the first attempt conflicts with their CreateIndex (Retryable),
+    // its files are removed, and the second, read at their index version, extends their indices.
+    assert(ZoneMapWriter.extend(store, base, committer, ours, ts, mine) == Some(theirs + 2))
+    val latest = Snapshot.open(store, base, None).manifest
+    val all = latest.fragments.map(_.id.toInt).toSet
+    assert(all.size == 7)
+    latest.indices.filter(i => extended(i.name)).foreach(i => assert(i.fragments.get.toArray.toSet == all, i.name))
+    val referenced = Snapshot.listVersions(store, base).map(_._1)
+      .flatMap(v => Snapshot.open(store, base, Some(v)).manifest.indices.map(_.uuid)).toSet
+    // (An emptied folder stays on a local file system; object stores have none.)
+    assert(new File(base, "_indices").listFiles().filter(_.list().nonEmpty).map(_.getName).toSet == referenced,
+      "the conflicting attempt's files are removed")
+    // Nothing left to extend: every index covers our fragments.
+    assert(ZoneMapWriter.extend(store, base, committer, latest.version, ts, mine).isEmpty)
   }
 }
