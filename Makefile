@@ -20,7 +20,7 @@ GOLDEN := target/golden
 
 JAR_INPUTS := $(shell find connector/src/main protos project -type f 2>/dev/null) build.sbt
 
-.PHONY: demo test test-scala test-python jar golden venv bench bench-encode clean
+.PHONY: demo test test-scala test-python jar golden venv bench bench-encode bench-write clean
 
 demo: $(JAR)
 	$(WITH_PKG) $(VPY) examples/quickstart.py
@@ -67,6 +67,10 @@ bench: $(JAR)
 # The file writer against pylance's, per column kind (bench/ENCODE.md); `BENCH_ARGS="--scale 0.1"` for a quick run.
 bench-encode: venv
 	$(VPY) bench/encode_bench.py $(BENCH_ARGS)
+
+# Spark writing Lance against Spark writing Parquet, same session (bench/README.md); reuses bench's data.
+bench-write: $(JAR)
+	$(WITH_PKG) $(VPY) bench/write_bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf target connector/target project/target $(JAR_DIR)

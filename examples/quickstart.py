@@ -1,4 +1,5 @@
-"""spark-lance quickstart: write a small Lance dataset with pylance, read it with Spark.
+"""spark-lance quickstart: pylance writes a small Lance dataset, Spark reads it and appends to
+it, and pylance reads Spark's append.
 
 Run with `make demo` (it builds the connector jar and sets up the virtualenv first).
 Everything happens on this machine: a local Spark, data in a temporary folder.
@@ -40,6 +41,7 @@ def main() -> None:
             .appName("spark-lance quickstart")
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
         )
         spark = pyspark_lance.configure(builder).getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
@@ -52,6 +54,18 @@ def main() -> None:
                   [r.name for r in df.where("score > 90").select("name").collect()])
             print("Version 1 (time travel):")
             spark.read.format("lance").option("version", 1).load(uri).show()
+
+            # Spark appends (version 3); pylance reads what Spark committed.
+            more = spark.createDataFrame([(6, "frances", 97.0)], "id long, name string, score double")
+            more.write.format("lance").mode("append").save(uri)
+            ds = lance.dataset(uri)
+            print(f"pylance after Spark's append: version {ds.version}, {ds.count_rows()} rows, "
+                  f"last commit: {type(ds.get_transactions(1)[0].operation).__name__}")
+
+            # A new table from a query; errorifexists (the default) refuses to replace it.
+            top = os.path.join(tmp, "top.lance")
+            spark.read.format("lance").load(uri).where("score > 90").write.format("lance").save(top)
+            print("New table written by Spark:", lance.dataset(top).to_table().to_pydict())
         finally:
             spark.stop()
 

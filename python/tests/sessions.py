@@ -10,8 +10,8 @@ from pyspark.sql import SparkSession
 import pyspark_lance
 
 
-def make_session(master: str, app: str) -> SparkSession:
-    """A session on `master` with the connector jar, loopback networking, no UI, UTC."""
+def make_session(master: str, app: str, conf: dict[str, str] | None = None) -> SparkSession:
+    """A session on `master` with the connector jar, loopback networking, no UI, UTC, and `conf`."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (
@@ -22,4 +22,6 @@ def make_session(master: str, app: str) -> SparkSession:
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.session.timeZone", "UTC")
     )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
     return pyspark_lance.configure(builder).getOrCreate()
