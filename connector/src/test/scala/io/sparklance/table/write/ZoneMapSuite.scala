@@ -207,21 +207,28 @@ class ZoneMapSuite extends AnyFunSuite {
     copy
   }
 
-  test("end to end on rows we write: our fragment writer appends, our committer commits, the zone maps extended as by pylance") {
-    val base = copyOfBase("ours").getPath
-    val m = Snapshot.open(store, base, None).manifest
-    assert(m.version == before.version)
-    val ts = ZoneMapWriter.targets(store, base, m, m.schema)
-    val writer = new FragmentWriter(store, base, m.schema, FragmentWriterOptions(maxRowsPerFile = 200), Some(new ZoneMapBuilder(ts)))
+  /** Appends the new rows to `path` with our fragment writer (files of 200 rows) and commits them; the fragments with their zones. */
+  private def appendNewRows(path: String, targets: IndexedSeq[ZoneMapTarget]): (Long, IndexedSeq[(Fragment, FragmentZoneMaps)]) = {
+    val m = Snapshot.open(store, path, None).manifest
+    val writer = new FragmentWriter(store, path, m.schema, FragmentWriterOptions(maxRowsPerFile = 200), Some(new ZoneMapBuilder(targets)))
     val in = new FileInputStream(new File(dir, "new.arrow"))
     val reader = new ArrowFileReader(in.getChannel, allocator)
     try while (reader.loadNextBatch()) writer.write(reader.getVectorSchemaRoot)
     finally { reader.close(); in.close() }
     val fragments = writer.finish()
+    (new TableCommitter(store, path).commit(CommitRequest(Some(m.version), Operation.Append(fragments))).version,
+      fragments.zip(writer.zoneMapsWritten))
+  }
+
+  test("end to end on rows we write: our fragment writer appends, our committer commits, the zone maps extended as by pylance") {
+    val base = copyOfBase("ours").getPath
+    val m = Snapshot.open(store, base, None).manifest
+    assert(m.version == before.version)
+    val ts = ZoneMapWriter.targets(store, base, m, m.schema)
+    val (appended, written) = appendNewRows(base, ts)
     val committer = new TableCommitter(store, base)
-    val appended = committer.commit(CommitRequest(Some(m.version), Operation.Append(fragments))).version
     val committed = Snapshot.open(store, base, Some(appended)).manifest
-    val u = ZoneMapWriter.prepare(store, base, committed, ts, fragments.zip(writer.zoneMapsWritten)).get
+    val u = ZoneMapWriter.prepare(store, base, committed, ts, written).get
     assert(u.added.map(_.name).toSet == extended)
     val indexed = committer.commit(CommitRequest(Some(appended), u.operation)).version
     assert(indexed == appended + 1)
@@ -299,19 +306,6 @@ class ZoneMapSuite extends AnyFunSuite {
     assert(ZoneMapWriter.prepare(store, table, after.manifest, renamed, newFragments.zip(build(targets, 1000))).isEmpty)
     val otherZoneSize = targets.map(t => t.copy(rowsPerZone = t.rowsPerZone + 1))
     assert(ZoneMapWriter.prepare(store, table, after.manifest, otherZoneSize, newFragments.zip(build(targets, 1000))).isEmpty)
-  }
-
-  /** Appends the new rows to `path` with our fragment writer (files of 200 rows) and commits them; the fragments with their zones. */
-  private def appendNewRows(path: String, targets: IndexedSeq[ZoneMapTarget]): (Long, IndexedSeq[(Fragment, FragmentZoneMaps)]) = {
-    val m = Snapshot.open(store, path, None).manifest
-    val writer = new FragmentWriter(store, path, m.schema, FragmentWriterOptions(maxRowsPerFile = 200), Some(new ZoneMapBuilder(targets)))
-    val in = new FileInputStream(new File(dir, "new.arrow"))
-    val reader = new ArrowFileReader(in.getChannel, allocator)
-    try while (reader.loadNextBatch()) writer.write(reader.getVectorSchemaRoot)
-    finally { reader.close(); in.close() }
-    val fragments = writer.finish()
-    (new TableCommitter(store, path).commit(CommitRequest(Some(m.version), Operation.Append(fragments))).version,
-      fragments.zip(writer.zoneMapsWritten))
   }
 
   test("another writer's append and index update between our data and index commits: ours is prepared again on top of theirs") {
