@@ -141,15 +141,23 @@ class SparkWriteSuite extends AnyFunSuite with LocalSpark {
     assert(!new File(path, "_versions").exists())
   }
 
-  test("a null in a non-nullable column fails the write and leaves the table and its files as they were") {
+  test("a null in a non-nullable column fails the write and leaves the table as it was, no new file referenced") {
     val path = newPath()
     val schema = StructType(Seq(StructField("id", LongType, nullable = false), StructField("v", StringType)))
     spark.createDataFrame(java.util.List.of(Row(1L, "a"), Row(2L, "b")), schema).write.format("lance").save(path)
     assert(!read(path).schema("id").nullable)
     val withNull = spark.createDataFrame(java.util.List.of(Row(3L, "c"), Row(null, "d")),
       StructType(Seq(StructField("id", LongType), StructField("v", StringType))))
-    refusedUnchanged(path, "LANCE_NULL_IN_NON_NULLABLE_COLUMN")(withNull.write.format("lance").mode("append").save(path))
+    val (files, vs) = (dataFiles(path), versions(path))
+    val e = errorOf(withNull.write.format("lance").mode("append").save(path))
+    assert(e.errorClass == "LANCE_NULL_IN_NON_NULLABLE_COLUMN", e.getMessage)
+    assert(versions(path) == vs, "no version is committed")
     assert(ids(path) == Seq(1L, 2L))
+    // The other task may finish its file while the failing one ends the job; Spark then drops
+    // its commit message (it reaches neither commit nor abort), so that file can stay behind,
+    // unreferenced, for cleanup. Every file the table references is one it had before.
+    val referenced = snapshot(path).manifest.fragments.flatMap(_.files.map(_.path)).toSet
+    assert(referenced == files)
   }
 
   test("bad options fail before anything is written") {
