@@ -130,7 +130,7 @@ def commit_costs(spark, fragments: int, versions: int) -> list[dict]:
 
     one = spark.createDataFrame([(1, 1.0)], "id long, x double")
     tables = []
-    for n in (1, 1000, fragments):
+    for n in sorted({1, 1000, fragments}):
         uri = fresh(OUT / f"commit-{n}.lance")
         src = sb.ensure_fragments_table(n, False)["uri"] if n == fragments else None
         if src:
