@@ -55,7 +55,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
     val started = System.nanoTime()
     while (true) {
       attempt += 1
-      val latest = latestVersion()
+      val manifests = versionFiles()
+      val latest = manifests.maxByOption(_._1)
       val base = latest.map { case (v, name) => load(v, name) }
       val duplicate = for (app <- request.appTransaction; (m, _) <- base if recorded(m, app)) yield m.version
       if (duplicate.isDefined) return CommitOutcome(duplicate.get, attempt, duplicate = true)
@@ -75,7 +76,7 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
         case (Some(r), _) =>
           val latestV = base.fold(throw Errors.notADataset(table, "its _versions/ folder holds no manifests"))(_._1.version)
           if (latestV < r) throw Errors.versionNotFound(table, r, Seq(latestV))
-          checked.checkUpTo(r, latestV, request.operation)
+          checked.checkUpTo(r, latestV, request.operation, manifests)
           (request.operation, None)
       }
       val read = base.fold(0L)(_._1.version)
@@ -105,7 +106,7 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
 
   /** True if `app` (or a later version of the same appId) is already committed at the latest version. */
   def alreadyCommitted(app: AppTransaction): Boolean =
-    latestVersion().exists { case (v, name) => recorded(load(v, name)._1, app) }
+    versionFiles().maxByOption(_._1).exists { case (v, name) => recorded(load(v, name)._1, app) }
 
   private def recorded(m: Manifest, app: AppTransaction): Boolean =
     m.config.get(app.configKey).flatMap(_.toLongOption).exists(_ >= app.version)
@@ -130,10 +131,9 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
   private def describe(s: io.sparklance.format.LanceSchema) =
     s.flatFields.map(f => s"${f.name}:${f.logicalType}#${f.id}").mkString("[", ", ", "]")
 
-  /** The latest version and its manifest's file name, or None when the table has no version yet. */
-  private def latestVersion(): Option[(Long, String)] =
-    store.listNames(versionsDir).flatMap(n => ManifestNaming.parse(n).map { case (v, _) => (v, n) })
-      .maxByOption(_._1)
+  /** Every version of the table with its manifest's file name, from one listing of `_versions/`. */
+  private def versionFiles(): Map[Long, String] =
+    store.listNames(versionsDir).flatMap(n => ManifestNaming.parse(n).map { case (v, _) => (v, n) }).toMap
 
   private def load(version: Long, name: String): (Manifest, Bytes) = {
     val path = Paths.join(versionsDir, name)
@@ -156,9 +156,9 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
   private final class TransactionsSeen {
     private var upTo = -1L
 
-    def checkUpTo(read: Long, latest: Long, mine: Operation): Unit = {
+    /** `names`: the attempt's listing of `_versions/`, which holds every version up to `latest`. */
+    def checkUpTo(read: Long, latest: Long, mine: Operation, names: Map[Long, String]): Unit = {
       val from = math.max(read, upTo) + 1
-      val names = if (from <= latest) store.listNames(versionsDir).flatMap(n => ManifestNaming.parse(n).map { case (v, _) => v -> n }).toMap else Map.empty[Long, String]
       (from to latest).foreach { v =>
         val (m, bytes) = load(v, names.getOrElse(v, throw Errors.versionNotFound(table, v, names.keys.toSeq.sorted)))
         val theirs = transactionOf(m, bytes).getOrElse(throw Errors.commitConflict(table, mine.name, read, "commit", v,
