@@ -31,7 +31,9 @@ class Writer:
         # Spark's log goes to a file: a pipe nobody drains would stop the writer when it fills.
         self.log = log
         with open(log, "w") as err:
-            self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, text=True,
+            # A session of its own: the writer's Spark JVM is a child of the Python process, and a
+            # kill must take both, or the orphaned JVM goes on committing.
+            self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True,
                                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
         self.lines: list[str] = []
         self.ready = threading.Event()
@@ -53,13 +55,17 @@ class Writer:
         try:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
+            self.kill()
             raise
         finally:
             self.stderr = self.log.read_text()
 
     def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
+        """SIGKILL the writer and its JVM at once (its whole process group)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # the group is gone already
 
 
 # The jars the README tells S3 users to add: hadoop-aws of Spark's Hadoop and the slim AWS SDK
