@@ -9,7 +9,11 @@ that script generated, in a local[2] session like its own, and prints:
 - the hottest methods, by thread group (executor tasks, the driver's query thread, the rest),
   from a Java Flight Recorder recording of the timed runs: self time and inclusive time.
 
+With --write scalar|vec it profiles a write instead: the table's Parquet copy, cached, written
+with the chosen format into a fresh folder per run (what bench/write_bench.py times).
+
 Usage: python bench/profile_query.py QUERY [--format lance|parquet] [--reps 30] [--rows N] [--table PATH]
+       python bench/profile_query.py --write scalar|vec [--format lance|parquet] [--reps 5] [--rows N]
 """
 
 from __future__ import annotations
@@ -75,7 +79,8 @@ def hot_methods(jfr: Path, top: int) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("query", type=int, help="index of the query in bench/spark_bench.py's table")
+    ap.add_argument("query", type=int, nargs="?", help="index of the query in bench/spark_bench.py's table")
+    ap.add_argument("--write", choices=("scalar", "vec"), help="profile writing this table instead of a query")
     ap.add_argument("--format", choices=("lance", "parquet"), default="lance")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--rows", type=int, default=10_000_000)
@@ -83,10 +88,13 @@ def main() -> None:
     ap.add_argument("--table", type=Path, help="a table of the query's schema to read instead of the generated one")
     args = ap.parse_args()
 
+    if (args.query is None) == (args.write is None):
+        ap.error("give a QUERY or --write TABLE")
     data = spark_bench.OUT / f"rows-{args.rows}"
     if not data.exists() and args.table is None:
         ap.error(f"{data} does not exist: run bench/spark_bench.py --rows {args.rows} --generate-only first")
-    q = spark_bench.queries(args.rows)[args.query]
+    q = (spark_bench.queries(args.rows)[args.query] if args.write is None
+         else {"name": f"writing the {args.write} table"})
     work = Path(tempfile.mkdtemp(prefix="spark-lance-profile-"))
     events = work / "events"
     events.mkdir()
@@ -103,15 +111,28 @@ def main() -> None:
              .config("spark.eventLog.compress", "false").config("spark.eventLog.rolling.enabled", "false")
              .config("spark.jars", pyspark_lance.jar_path()).getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
-    table = args.table or data / f"{q['table']}.{args.format}"
-    spark.read.format(args.format).load(str(table)).createOrReplaceTempView("t")
-    sql = q["sql"].format(t="t")
+    if args.write:
+        from pyspark.sql import functions as F
+        df = spark.read.parquet(str(data / f"{args.write}.parquet"))
+        if args.write == "vec":  # a vector column, as write_bench.py declares it
+            df = df.select("id", F.col("vec").alias("vec", metadata={"arrow.fixed-size-list.size": 128}))
+        df = df.cache()
+        df.count()
+        out = work / "out"
 
-    def run() -> None:
-        if q.get("noop"):
-            spark.sql(sql).write.format("noop").mode("overwrite").save()
-        else:
-            spark.sql(sql).collect()
+        def run() -> None:
+            shutil.rmtree(out, ignore_errors=True)
+            df.write.format(args.format).mode("overwrite").save(str(out))
+    else:
+        table = args.table or data / f"{q['table']}.{args.format}"
+        spark.read.format(args.format).load(str(table)).createOrReplaceTempView("t")
+        sql = q["sql"].format(t="t")
+
+        def run() -> None:
+            if q.get("noop"):
+                spark.sql(sql).write.format("noop").mode("overwrite").save()
+            else:
+                spark.sql(sql).collect()
 
     for _ in range(3):  # warm-up, as the benchmark does
         run()

@@ -1,7 +1,8 @@
 """PySpark helpers for spark-lance, a pure-JVM Lance connector for Spark.
 
-The package carries the connector jar and adds it to a session builder; everything else
-is plain Spark: ``spark.read.format("lance").load(uri)``.
+The package carries the connector jar and adds it to a session builder, with the session
+catalog that knows Lance tables; everything else is plain Spark:
+``spark.read.format("lance").load(uri)``, ``CREATE TABLE t (...) USING lance``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,11 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-__all__ = ["configure", "jar_path"]
+__all__ = ["configure", "jar_path", "SESSION_CATALOG"]
+
+#: The session catalog that creates, replaces and time-travels Lance tables by name, and hands
+#: every other table to Spark's built-in catalog.
+SESSION_CATALOG = "io.sparklance.spark.catalog.LanceSessionCatalog"
 
 
 def jar_path() -> str:
@@ -29,9 +34,12 @@ def jar_path() -> str:
 
 
 def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
-    """Adds the connector jar to ``builder`` (before ``getOrCreate()``).
+    """Adds the connector jar and its session catalog to ``builder`` (before ``getOrCreate()``).
 
-    Any jars already set with ``spark.jars`` are kept.
+    Any jars already set with ``spark.jars`` are kept. The session catalog
+    (``spark.sql.catalog.spark_catalog``) is set unless the builder already names one: a session
+    that also uses Delta or Iceberg's session catalog keeps it, and Lance tables are then read
+    and written through the DataFrame API or a ``LanceCatalog``.
     """
     if not isinstance(builder, SparkSession.Builder):
         raise TypeError(
@@ -40,4 +48,7 @@ def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
         )
     existing = builder._options.get("spark.jars")  # noqa: SLF001 - the builder keeps its options there
     jars = jar_path() if not existing else f"{existing},{jar_path()}"
-    return builder.config("spark.jars", jars)
+    builder = builder.config("spark.jars", jars)
+    if "spark.sql.catalog.spark_catalog" not in builder._options:  # noqa: SLF001
+        builder = builder.config("spark.sql.catalog.spark_catalog", SESSION_CATALOG)
+    return builder

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 
 from pyspark.sql import SparkSession
 
@@ -11,7 +12,8 @@ import pyspark_lance
 
 
 def make_session(master: str, app: str, conf: dict[str, str] | None = None) -> SparkSession:
-    """A session on `master` with the connector jar, loopback networking, no UI, UTC, and `conf`."""
+    """A session on `master` with the connector jar (and its session catalog), loopback networking,
+    no UI, UTC, a warehouse in a temporary folder, and `conf`."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (
@@ -21,6 +23,7 @@ def make_session(master: str, app: str, conf: dict[str, str] | None = None) -> S
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.warehouse.dir", tempfile.mkdtemp(prefix="spark-warehouse-"))
     )
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)

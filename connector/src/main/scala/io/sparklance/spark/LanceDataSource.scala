@@ -2,7 +2,7 @@ package io.sparklance.spark
 
 import java.util
 
-import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession, SQLContext}
+import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
@@ -10,9 +10,6 @@ import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.write.LanceSave
-import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
-import io.sparklance.table.Snapshot
-import io.sparklance.util.NotFoundException
 
 /**
  * The `lance` data source: `spark.read.format("lance").load(uri)`. The version is resolved
@@ -44,20 +41,10 @@ final class LanceDataSource extends TableProvider with CreatableRelationProvider
   private def cachedLoad(options: util.Map[String, String]): LanceTable = {
     val key = options.asScala
     loaded.collect { case (k, t) if k == key => t }.getOrElse {
-      val t = load(new CaseInsensitiveStringMap(options))
+      val t = LanceTable.open(new CaseInsensitiveStringMap(options))
       loaded = Some(key -> t)
       t
     }
-  }
-
-  private def load(options: CaseInsensitiveStringMap): LanceTable = {
-    val opts = LanceOptions.parse(options)
-    val spark = SparkSession.active
-    val stores = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala))
-    val snapshot =
-      try Right(Snapshot.resolve(stores.create(), opts.path, opts.branch, opts.version, opts.allowedBasePaths))
-      catch { case e: NotFoundException if e.errorClass == "LANCE_DATASET_NOT_FOUND" => Left(e) }
-    new LanceTable(snapshot, opts, stores)
   }
 
   // Spark 4.0+ asks before createRelation whether each column's type can be written, and by

@@ -2,16 +2,20 @@ package io.sparklance.spark
 
 import java.util
 
-import org.apache.spark.sql.connector.catalog.{MetadataColumn => SparkMetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsWrite, Table, TableCapability}
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.connector.catalog.{MetadataColumn => SparkMetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsWrite, Table, TableCapability, TableCatalog}
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.{DataType, LongType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.sparklance.spark.write.{LanceWriteBuilder, WriteTarget}
+import io.sparklance.spark.catalog.CatalogEntry
+import io.sparklance.spark.write.{LanceWriteBuilder, LanceWriteOptions, WriteMode, WriteTarget}
 import io.sparklance.storage.ObjectStoreFactory
-import io.sparklance.table.{BasePaths, BlobFetch, BlobMode, MetadataColumn, Snapshot}
-import io.sparklance.util.{LanceException, Redaction}
+import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
+import io.sparklance.table.{BasePaths, BlobFetch, BlobMode, MetadataColumn, Snapshot, VersionSpec}
+import io.sparklance.util.{Errors, LanceException, NotFoundException, Redaction}
 
 /**
  * A Lance table as Spark sees it: one pinned version to read, and, when it is the `target` of a
@@ -23,9 +27,13 @@ import io.sparklance.util.{LanceException, Redaction}
  * [[LanceDataSource]] must not: Spark's DataFrameWriter refuses the save modes
  * `errorifexists` and `ignore` for a table that declares it, and hands every mode to
  * [[LanceDataSource.createRelation]] for one that does not.
+ *
+ * A table a catalog loads (`entry`) is written as SQL writes tables: INSERT INTO appends at the
+ * version the statement loaded, INSERT OVERWRITE truncates, and Spark matches the query's
+ * columns to the table's before the write sees them.
  */
 final class LanceTable(resolved: Either[LanceException, Snapshot], val options: LanceOptions, val stores: ObjectStoreFactory,
-    val target: Option[WriteTarget] = None)
+    val target: Option[WriteTarget] = None, val entry: Option[CatalogEntry] = None)
     extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns {
 
   def snapshot: Snapshot = resolved.fold(e => throw LanceSparkException(e), identity)
@@ -59,8 +67,32 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
   lazy val executorStores: ObjectStoreFactory =
     new BroadcastStores(org.apache.spark.sql.SparkSession.active.sparkContext.broadcast(stores))
 
-  override def name(): String =
-    if (exists) s"lance.`${Redaction(snapshot.root)}`@v${snapshot.version}" else s"lance.`${Redaction(options.path)}` (new)"
+  override def name(): String = entry.map(_.name).getOrElse(
+    if (exists) s"lance.`${Redaction(snapshot.root)}`@v${snapshot.version}" else s"lance.`${Redaction(options.path)}` (new)")
+
+  /**
+   * A catalog table at its latest version on the main branch takes writes; one read at a
+   * version, a tag, a time or on a branch does not (Spark refuses writes to those anyway).
+   */
+  private def writableEntry: Boolean = entry.isDefined && options.version == VersionSpec.Latest && options.branch.isEmpty
+
+  /**
+   * What DESCRIBE EXTENDED and SHOW TBLPROPERTIES show: the catalog's reserved properties, the
+   * stored options, and the Lance table config (which ALTER TABLE SET TBLPROPERTIES changes).
+   */
+  override def properties(): util.Map[String, String] = {
+    val props = new util.LinkedHashMap[String, String]()
+    entry.foreach { e =>
+      props.put(TableCatalog.PROP_PROVIDER, LanceTable.Provider)
+      props.put(TableCatalog.PROP_LOCATION, e.location)
+      if (!e.managed) props.put(TableCatalog.PROP_EXTERNAL, "true")
+      e.comment.foreach(props.put(TableCatalog.PROP_COMMENT, _))
+      e.owner.foreach(props.put(TableCatalog.PROP_OWNER, _))
+      e.options.foreach { case (k, v) => props.put(TableCatalog.OPTION_PREFIX + k, Redaction.option(k, v)) }
+    }
+    if (exists) snapshot.manifest.config.toSeq.sortBy(_._1).foreach { case (k, v) => props.put(k, v) }
+    props
+  }
 
   /** A write target with no table yet has no columns: the write brings them (ACCEPT_ANY_SCHEMA). */
   override def schema(): StructType = if (target.isDefined && !exists) new StructType() else sparkSchema
@@ -71,6 +103,7 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
    * ([[io.sparklance.spark.write.WriteColumns]]), and an overwrite replaces the schema.
    */
   override def capabilities(): util.Set[TableCapability] = target match {
+    case None if writableEntry => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE)
     case None => util.EnumSet.of(TableCapability.BATCH_READ)
     case Some(_) =>
       val caps = util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA)
@@ -78,9 +111,16 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
       caps
   }
 
-  // Spark asks only a table that declares BATCH_WRITE for a write builder.
-  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
-    new LanceWriteBuilder(this, target.getOrElse(throw new IllegalStateException(s"$name is not a write target")), info)
+  // Spark asks only a table that declares BATCH_WRITE for a write builder. A catalog table's
+  // write reads the options stored with it, overridden by the statement's (DataFrameWriterV2).
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = LanceSparkException.boundary {
+    val writeTarget = target.getOrElse {
+      if (!writableEntry) throw new IllegalStateException(s"$name is not a write target")
+      val opts = entry.get.options ++ LanceTable.asScala(info.options())
+      WriteTarget(WriteMode.Append, Some(snapshot), LanceWriteOptions.parse(new CaseInsensitiveStringMap(opts.asJava)))
+    }
+    new LanceWriteBuilder(this, writeTarget, info)
+  }
 
   /** `_rowid`, `_rowaddr` ((fragment id << 32) | offset) and `_fragid`, selectable like columns. */
   override def metadataColumns(): Array[SparkMetadataColumn] = MetadataColumn.all.map { m =>
@@ -97,4 +137,30 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
   }.toArray
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new LanceScanBuilder(this)
+}
+
+object LanceTable {
+  /** The provider name catalogs record for Lance tables (`USING lance`). */
+  val Provider = "lance"
+
+  /** Whether a catalog's provider names this connector: its short name or its class. */
+  def isLance(provider: String): Boolean =
+    provider != null && (provider.equalsIgnoreCase(Provider) || provider == classOf[LanceDataSource].getName)
+
+  /**
+   * The table `options` name (`path` and the read options), resolved once on the driver: its
+   * latest version or the one the options ask for. No table at the path is not an error here:
+   * reading fails when Spark asks for the schema, and a write can create the table.
+   */
+  def open(options: CaseInsensitiveStringMap, entry: Option[CatalogEntry] = None): LanceTable = {
+    val opts = LanceOptions.parse(options)
+    val spark = org.apache.spark.sql.SparkSession.active
+    val stores = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConfWithOptions(asScala(options.asCaseSensitiveMap())))
+    val snapshot =
+      try Right(Snapshot.resolve(stores.create(), opts.path, opts.branch, opts.version, opts.allowedBasePaths))
+      catch { case e: NotFoundException if e.errorClass == "LANCE_DATASET_NOT_FOUND" => Left(e) }
+    new LanceTable(snapshot, opts, stores, None, entry)
+  }
+
+  private[spark] def asScala(m: util.Map[String, String]): Map[String, String] = m.asScala.toMap
 }

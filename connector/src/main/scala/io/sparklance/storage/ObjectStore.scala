@@ -85,6 +85,20 @@ trait ObjectStore {
 
   /** Every file below `dir`, at any depth (no directories); empty if `dir` is absent. */
   def listRecursive(dir: String): Seq[FileEntry]
+
+  // ---- folders (what catalogs keep: namespaces are folders, a table is a folder) ----------
+
+  /** Creates the folder `dir` and its parents (on object stores, a marker that lists as a folder). */
+  def makeDirectory(dir: String): Unit
+
+  /** Deletes the folder `dir` with everything in it: true if it was there. */
+  def deleteDirectory(dir: String): Boolean
+
+  /**
+   * Moves the folder `from` to `to`, which must not exist: true if moved. Atomic on local
+   * disks and HDFS; on object stores a copy then a delete, file by file.
+   */
+  def renameDirectory(from: String, to: String): Boolean
 }
 
 /** The outcome of [[ObjectStore.putIfAbsent]] when it is known. */

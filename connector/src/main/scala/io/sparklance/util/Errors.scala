@@ -135,17 +135,24 @@ object Errors {
    * A DataFrame appended to a table whose columns it does not match: columns of the table it
    * lacks, columns the table lacks, and (column, its Spark type, the type the table takes).
    */
-  def writeSchemaMismatch(where: String, missing: Seq[String], extra: Seq[String], mistyped: Seq[(String, String, String)]): InvalidArgumentException = {
-    val problems = Seq(
-      if (missing.isEmpty) None else Some(s"missing columns ${missing.map(c => s"'$c'").mkString(", ")}"),
-      if (extra.isEmpty) None else Some(s"columns the table does not have ${extra.map(c => s"'$c'").mkString(", ")}"),
-      if (mistyped.isEmpty) None
-      else Some("columns of another type: " + mistyped.map { case (c, given, wanted) => s"'$c' is $given, the table takes $wanted" }.mkString("; ")))
+  def writeSchemaMismatch(where: String, missing: Seq[String], extra: Seq[String], mistyped: Seq[(String, String, String)]): InvalidArgumentException =
     new InvalidArgumentException("LANCE_SCHEMA_MISMATCH",
-      s"$where: the DataFrame's columns do not match the table's: ${problems.flatten.mkString("; ")}. Nothing was written. " +
+      s"$where: the DataFrame's columns do not match the table's: ${schemaProblems(missing, extra, mistyped)}. Nothing was written. " +
         "Select and cast the columns to the table's (spark.read.format(\"lance\").load(path).schema shows them), " +
         "or replace the table with mode(\"overwrite\").")
-  }
+
+  /** CREATE TABLE over an existing Lance table declares columns that are not the table's. */
+  def declaredSchemaMismatch(location: String, missing: Seq[String], extra: Seq[String], mistyped: Seq[(String, String, String)]): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_SCHEMA_MISMATCH",
+      s"CREATE TABLE over the Lance table at $location declares columns that are not the table's: " +
+        s"${schemaProblems(missing, extra, mistyped)}. Nothing was created. Declare no columns to take the table's.")
+
+  private def schemaProblems(missing: Seq[String], extra: Seq[String], mistyped: Seq[(String, String, String)]): String = Seq(
+    if (missing.isEmpty) None else Some(s"missing columns ${missing.map(c => s"'$c'").mkString(", ")}"),
+    if (extra.isEmpty) None else Some(s"columns the table does not have ${extra.map(c => s"'$c'").mkString(", ")}"),
+    if (mistyped.isEmpty) None
+    else Some("columns of another type: " + mistyped.map { case (c, given, wanted) => s"'$c' is $given, the table takes $wanted" }.mkString("; ")))
+    .flatten.mkString("; ")
 
   def reservedColumn(where: String, column: String, reserved: Seq[String]): InvalidArgumentException =
     new InvalidArgumentException("LANCE_INVALID_ARGUMENT",

@@ -22,6 +22,12 @@ object Redaction {
     if (text == null || text.indexOf('@') < 0) text
     else UserInfo.matcher(text).replaceAll("$1" + java.util.regex.Matcher.quoteReplacement(Mask) + "@")
 
+  // Spark's default spark.redaction.regex: option keys whose values are credentials.
+  private val SecretKey = Pattern.compile("(?i)secret|password|token|access[.]?key")
+
+  /** An option's value as shown in plans and table properties: masked where its key names a credential. */
+  def option(key: String, value: String): String = if (SecretKey.matcher(key).find()) Mask else apply(value)
+
   /**
    * `t` itself when no message in its cause chain shows credentials; otherwise a copy of
    * the chain whose messages are redacted, keeping each original class name and stack.

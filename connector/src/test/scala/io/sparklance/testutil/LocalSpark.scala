@@ -3,7 +3,10 @@ package io.sparklance.testutil
 import org.apache.spark.sql.SparkSession
 import org.scalatest.{BeforeAndAfterAll, Suite}
 
-/** A local SparkSession shared by the tests of one suite. */
+/**
+ * A local SparkSession shared by the tests of one suite, with the Lance session catalog (as
+ * pyspark_lance.configure sets it) and a warehouse in a temporary folder.
+ */
 trait LocalSpark extends BeforeAndAfterAll { self: Suite =>
   @transient protected var spark: SparkSession = _
 
@@ -19,6 +22,8 @@ trait LocalSpark extends BeforeAndAfterAll { self: Suite =>
       .config("spark.driver.host", "127.0.0.1")
       .config("spark.sql.shuffle.partitions", "2")
       .config("spark.sql.session.timeZone", "UTC")
+      .config("spark.sql.catalog.spark_catalog", "io.sparklance.spark.catalog.LanceSessionCatalog")
+      .config("spark.sql.warehouse.dir", java.nio.file.Files.createTempDirectory("spark-warehouse").toUri.toString)
       .getOrCreate()
   }
 

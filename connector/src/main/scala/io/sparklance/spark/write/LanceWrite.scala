@@ -44,7 +44,8 @@ final case class WritePlan(
     stableRowIds: Boolean,
     input: StructType,
     ordinals: IndexedSeq[Int],
-    options: LanceWriteOptions) {
+    options: LanceWriteOptions,
+    tableConfig: Map[String, String]) {
   def where: String = WritePlan.where(root)
 }
 
@@ -102,7 +103,7 @@ object LanceWrite extends Logging {
       case _ => ()
     }
     val plan = WritePlan(root, target.existing.map(_.version), schema, fileVersion,
-      tableStableRowIds.orElse(opts.enableStableRowIds).getOrElse(false), input, ordinals, opts)
+      tableStableRowIds.orElse(opts.enableStableRowIds).getOrElse(false), input, ordinals, opts, target.tableConfig)
     // Checked before anything is written: a retried job whose pair is committed writes nothing.
     val duplicate = for (app <- opts.app; _ <- existing if committer(table, plan).alreadyCommitted(app)) yield app
     val batch = duplicate match {
@@ -117,6 +118,7 @@ object LanceWrite extends Logging {
             ZoneMapWriter.targets(table.stores.create(), root, s.manifest, schema))
           new AppendBatch(table, plan, zoneMaps)
         case WriteMode.Create(ignore) => new CreateBatch(table, plan, ignore)
+        case WriteMode.Replace => throw new IllegalStateException("a replace is always an overwrite")
       }
     }
     new LanceWrite(plan, batch)
@@ -138,7 +140,7 @@ object LanceWrite extends Logging {
     @volatile private var keepFiles = false
 
     protected def newTable: Option[NewTable] =
-      if (plan.readVersion.isEmpty) Some(NewTable(plan.schema, plan.fileVersion, plan.stableRowIds)) else None
+      if (plan.readVersion.isEmpty) Some(NewTable(plan.schema, plan.fileVersion, plan.stableRowIds, plan.tableConfig)) else None
 
     protected def request(fragments: IndexedSeq[Fragment]): CommitRequest
 
@@ -238,7 +240,7 @@ object LanceWrite extends Logging {
     val kind = "overwrite"
     private var readVersion = plan.readVersion
     protected def request(fragments: IndexedSeq[Fragment]): CommitRequest =
-      CommitRequest(readVersion, Operation.Overwrite(fragments, plan.schema), plan.options.commitProperties, plan.options.app,
+      CommitRequest(readVersion, Operation.Overwrite(fragments, plan.schema, plan.tableConfig), plan.options.commitProperties, plan.options.app,
         if (readVersion.isEmpty) newTable else None)
     override protected def onAlreadyExists(e: LanceException, fragments: IndexedSeq[Fragment]): Boolean = {
       readVersion = Some(LanceSave.latest(table.stores.create(), table.options).fold(throw e)(_.version))
@@ -250,7 +252,8 @@ object LanceWrite extends Logging {
   private final class CreateBatch(table: LanceTable, plan: WritePlan, ignoreIfExists: Boolean) extends Committing(table, plan) {
     val kind = if (ignoreIfExists) "create (ignore if exists)" else "create"
     protected def request(fragments: IndexedSeq[Fragment]): CommitRequest =
-      CommitRequest(None, Operation.Overwrite(fragments, plan.schema), plan.options.commitProperties, plan.options.app, newTable)
+      CommitRequest(None, Operation.Overwrite(fragments, plan.schema, plan.tableConfig), plan.options.commitProperties, plan.options.app,
+        newTable)
     override protected def onAlreadyExists(e: LanceException, fragments: IndexedSeq[Fragment]): Boolean =
       if (!ignoreIfExists) throw e
       else {

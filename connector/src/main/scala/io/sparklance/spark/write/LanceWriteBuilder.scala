@@ -14,5 +14,5 @@ final class LanceWriteBuilder(table: LanceTable, target: WriteTarget, info: Logi
 
   override def truncate(): WriteBuilder = { overwrite = true; this }
 
-  override def build(): Write = LanceSparkException.boundary(LanceWrite.plan(table, target, overwrite, info.schema()))
+  override def build(): Write = LanceSparkException.boundary(LanceWrite.plan(table, target, overwrite || target.mode == WriteMode.Replace, info.schema()))
 }

@@ -15,4 +15,10 @@ object WriteMode {
    * `ignoreIfExists` discard what was written and succeed, as the save mode `ignore` promises.
    */
   final case class Create(ignoreIfExists: Boolean) extends WriteMode
+
+  /**
+   * Replace the table's data and schema with the rows (REPLACE TABLE ... AS SELECT): an
+   * overwrite, whatever plan Spark puts over the write (it appends to a staged table).
+   */
+  case object Replace extends WriteMode
 }

@@ -5,6 +5,8 @@ import io.sparklance.table.Snapshot
 /**
  * Where a DataFrame write goes, as [[LanceSave]] planned it on the driver: its mode, the
  * latest version when the write was planned (None: no table yet), which becomes the commit's
- * read version, and the parsed write options.
+ * read version, the parsed write options, and the table config a write that creates or replaces
+ * the table records (a catalog's TBLPROPERTIES).
  */
-final case class WriteTarget(mode: WriteMode, existing: Option[Snapshot], options: LanceWriteOptions)
+final case class WriteTarget(mode: WriteMode, existing: Option[Snapshot], options: LanceWriteOptions,
+    tableConfig: Map[String, String] = Map.empty)

@@ -169,6 +169,27 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
     }
   }
 
+  override def makeDirectory(dir: String): Unit = {
+    val p = toPath(dir)
+    try if (!fs(p).mkdirs(p)) throw Errors.io(dir, "creating the folder", null)
+    catch { case e: IOException => throw Errors.io(dir, "creating the folder", e) }
+  }
+
+  override def deleteDirectory(dir: String): Boolean = {
+    val p = toPath(dir)
+    try fs(p).delete(p, true)
+    catch {
+      case _: FileNotFoundException => false
+      case e: IOException => throw Errors.io(dir, "deleting the folder", e)
+    }
+  }
+
+  override def renameDirectory(from: String, to: String): Boolean = {
+    val (a, b) = (toPath(from), toPath(to))
+    try !fs(b).exists(b) && fs(a).rename(a, b)
+    catch { case e: IOException => throw Errors.io(from, s"moving the folder to $to", e) }
+  }
+
   override def listRecursive(dir: String): Seq[FileEntry] = {
     val p = toPath(dir)
     try {

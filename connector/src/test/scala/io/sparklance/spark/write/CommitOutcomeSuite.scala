@@ -12,6 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.spark.LanceOptions
 import io.sparklance.storage.{ObjectStore, ObjectStoreFactory, PutResult}
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
+import io.sparklance.testutil.ForwardingStore
 import io.sparklance.testutil.LocalSpark
 import io.sparklance.util.LanceException
 
@@ -54,20 +55,10 @@ final class AmbiguousManifests(inner: ObjectStoreFactory) extends ObjectStoreFac
   override def create(): ObjectStore = {
     val store = inner.create()
     def manifest(path: String) = path.contains("/_versions/") && path.endsWith(".manifest")
-    new ObjectStore {
-      def size(path: String): Long = store.size(path)
-      def exists(path: String): Boolean = if (manifest(path)) throw new IOException("timed out") else store.exists(path)
-      def isDirectory(path: String): Boolean = store.isDirectory(path)
-      def entryExists(path: String): Boolean = store.entryExists(path)
-      def list(dir: String) = store.list(dir)
-      def listNames(dir: String): Seq[String] = store.listNames(dir)
-      def open(path: String, knownSize: Option[Long]) = store.open(path, knownSize)
-      def requireAtomicCreate(path: String): Unit = store.requireAtomicCreate(path)
-      def create(path: String) = store.create(path)
-      def putIfAbsent(path: String, bytes: Array[Byte]): PutResult =
+    new ForwardingStore(store) {
+      override def exists(path: String): Boolean = if (manifest(path)) throw new IOException("timed out") else store.exists(path)
+      override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult =
         if (manifest(path)) throw new IOException("timed out") else store.putIfAbsent(path, bytes)
-      def delete(path: String): Boolean = store.delete(path)
-      def listRecursive(dir: String) = store.listRecursive(dir)
     }
   }
 }

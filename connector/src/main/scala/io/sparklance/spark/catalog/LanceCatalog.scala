@@ -1,0 +1,218 @@
+package io.sparklance.spark.catalog
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchNamespaceException, NoSuchTableException,
+  NonEmptyNamespaceException, TableAlreadyExistsException}
+import org.apache.spark.sql.connector.catalog.{Column, Identifier, NamespaceChange, StagedTable, StagingTableCatalog, SupportsNamespaces,
+  Table, TableChange}
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.sparklance.spark.LanceSparkException
+import io.sparklance.storage.{ObjectStore, Paths}
+import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
+import io.sparklance.table.Snapshot
+import io.sparklance.util.Errors
+
+/**
+ * A catalog of the Lance tables under one folder, with no metastore:
+ * `spark.sql.catalog.<name>=io.sparklance.spark.catalog.LanceCatalog` and
+ * `spark.sql.catalog.<name>.warehouse=<folder or s3a:// prefix>`. Its other options (`fs.s3a.*`
+ * settings, read and write options) apply to every table it serves.
+ *
+ * Namespaces are folders; a table is a folder holding `_versions/` (named `<table>.lance` when
+ * this catalog creates it, as Lance's directory namespace does; a pylance dataset already there,
+ * with or without the suffix, is a table too). `` <name>.`/any/path` `` names the table at a
+ * path outside the warehouse; dropping such a table removes its name only, never its data.
+ * Dropping a table under the warehouse deletes its folder.
+ */
+class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
+
+  private var catalogName: String = _
+  private var warehouse: String = _
+  private var options: Map[String, String] = Map.empty
+
+  override def name(): String = catalogName
+
+  override def initialize(name: String, opts: CaseInsensitiveStringMap): Unit = {
+    catalogName = name
+    val root = Option(opts.get(LanceCatalog.Warehouse)).map(_.trim).filter(_.nonEmpty).getOrElse(
+      throw Errors.invalidArgument(s"catalog '$name' (LanceCatalog) needs a warehouse: set spark.sql.catalog.$name.warehouse " +
+        "to a folder or an s3a:// prefix"))
+    warehouse = Paths.stripTrailingSlash(root)
+    options = opts.asCaseSensitiveMap().asScala.toMap - LanceCatalog.Warehouse
+  }
+
+  private def store: ObjectStore =
+    new HadoopObjectStoreFactory(SparkSession.active.sessionState.newHadoopConfWithOptions(options)).create()
+
+  // ---- names and folders ----------------------------------------------------------------
+
+  private def folder(namespace: Array[String]): String = namespace.foldLeft(warehouse) { (p, part) =>
+    if (part.isEmpty || part == "." || part == ".." || part.contains("/") || part.contains("\\"))
+      throw Errors.invalidArgument(s"'$part' is not a namespace name of catalog $catalogName: namespaces are folders, named without '/' or '..'")
+    Paths.join(p, part)
+  }
+
+  /** A path given as the table name (`` cat.`/abs/path` `` or a URI), outside the warehouse. */
+  private def pathIdent(ident: Identifier): Option[String] =
+    if (ident.namespace().isEmpty && (ident.name().startsWith("/") || ident.name().contains("://"))) Some(ident.name()) else None
+
+  private def isTable(dir: String): Boolean = store.isDirectory(Paths.join(dir, Snapshot.VersionsDir))
+
+  /** The folder of an existing table named `ident`, if any. */
+  private def existing(ident: Identifier): Option[String] = pathIdent(ident) match {
+    case Some(p) => Some(Paths.stripTrailingSlash(p)).filter(isTable)
+    case None =>
+      val dir = folder(ident.namespace())
+      Seq(Paths.join(dir, ident.name() + LanceCatalog.Suffix), Paths.join(dir, checkedName(ident.name()))).find(isTable)
+  }
+
+  /** The folders directly inside `dir`, by name (hidden ones aside). */
+  private def subfolders(dir: String): Seq[String] =
+    store.listNames(dir).filterNot(_.startsWith(".")).filter(n => store.isDirectory(Paths.join(dir, n)))
+
+  private def checkedName(name: String): String = {
+    if (name.isEmpty || name == "." || name == ".." || name.contains("/") || name.contains("\\"))
+      throw Errors.invalidArgument(s"'$name' is not a table name of catalog $catalogName: tables are folders, named without '/' or '..'")
+    name
+  }
+
+  private def quoted(ident: Identifier): String = CatalogNames.quoted(catalogName +: ident.namespace().toSeq :+ ident.name())
+
+  private def entry(ident: Identifier, location: String): CatalogEntry =
+    CatalogEntry(quoted(ident), location, managed = pathIdent(ident).isEmpty, options)
+
+  // ---- tables ---------------------------------------------------------------------------
+
+  override def listTables(namespace: Array[String]): Array[Identifier] = {
+    val dir = folder(namespace)
+    if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
+    subfolders(dir).filter(n => isTable(Paths.join(dir, n)))
+      .map(n => Identifier.of(namespace, n.stripSuffix(LanceCatalog.Suffix))).sortBy(_.name()).toArray
+  }
+
+  override def loadTable(ident: Identifier): Table = load(ident, None)
+
+  override def loadTable(ident: Identifier, version: String): Table = load(ident, Some(LanceTables.versionAsOf(version)))
+
+  override def loadTable(ident: Identifier, timestamp: Long): Table = load(ident, Some(LanceTables.timestampAsOf(timestamp)))
+
+  private def load(ident: Identifier, version: Option[(String, String)]): Table = {
+    val location = existing(ident).getOrElse(throw new NoSuchTableException(ident))
+    LanceSparkException.boundary(LanceTables.load(entry(ident, location), version))
+  }
+
+  override def tableExists(ident: Identifier): Boolean = existing(ident).isDefined
+
+  /** Where a new table named `ident` goes: `<namespace folder>/<name>.lance`, or the path it names. */
+  private def newLocation(ident: Identifier, properties: util.Map[String, String]): String = {
+    if (existing(ident).isDefined) throw new TableAlreadyExistsException(ident)
+    val spec = TableSpec(properties)
+    pathIdent(ident) match {
+      case Some(p) => Paths.stripTrailingSlash(p)
+      case None =>
+        spec.location.foreach(l => throw Errors.unsupported(s"LOCATION '$l' in catalog $catalogName: its tables lie under its " +
+          s"warehouse; name a table elsewhere as $catalogName.`/path/to/table`", quoted(ident)))
+        if (!namespaceExists(ident.namespace())) throw new NoSuchNamespaceException(ident.namespace())
+        Paths.join(folder(ident.namespace()), checkedName(ident.name()) + LanceCatalog.Suffix)
+    }
+  }
+
+  override def createTable(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+      properties: util.Map[String, String]): Table = LanceSparkException.boundary {
+    LanceTables.requireNoPartitions(partitions, quoted(ident))
+    val location = newLocation(ident, properties)
+    LanceTables.createOrAdopt(location, LanceTables.schemaOf(columns), withOptions(TableSpec(properties)), quoted(ident))
+    loadTable(ident)
+  }
+
+  override def stageCreate(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable = LanceSparkException.boundary {
+    LanceTables.requireNoPartitions(partitions, quoted(ident))
+    val location = newLocation(ident, properties)
+    LanceTables.stageCreate(entry(ident, location), LanceTables.schemaOf(columns), withOptions(TableSpec(properties)), () => ())
+  }
+
+  override def stageReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable = LanceSparkException.boundary {
+    LanceTables.requireNoPartitions(partitions, quoted(ident))
+    val location = existing(ident).getOrElse(throw new NoSuchTableException(ident))
+    LanceTables.stageReplace(LanceTables.load(entry(ident, location)), LanceTables.schemaOf(columns), TableSpec(properties), () => ())
+  }
+
+  override def stageCreateOrReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable =
+    if (existing(ident).isDefined) stageReplace(ident, columns, partitions, properties)
+    else stageCreate(ident, columns, partitions, properties)
+
+  private def withOptions(spec: TableSpec): TableSpec = spec.copy(options = options ++ spec.options)
+
+  override def alterTable(ident: Identifier, changes: TableChange*): Table =
+    throw LanceSparkException(Errors.unsupported(s"ALTER TABLE (${changes.map(_.getClass.getSimpleName).distinct.mkString(", ")})", quoted(ident)))
+
+  /** Deletes a warehouse table's folder; a table named by path loses nothing (it has no name to lose). */
+  override def dropTable(ident: Identifier): Boolean = existing(ident) match {
+    case Some(location) if pathIdent(ident).isEmpty => store.deleteDirectory(location)
+    case Some(_) => throw LanceSparkException(Errors.unsupported(
+      s"DROP TABLE of a table named by its path: catalog $catalogName does not own it, and its data is not deleted", quoted(ident)))
+    case None => false
+  }
+
+  override def renameTable(from: Identifier, to: Identifier): Unit = {
+    val source = existing(from).filter(_ => pathIdent(from).isEmpty).getOrElse(throw new NoSuchTableException(from))
+    val target = newLocation(to, new util.HashMap[String, String]())
+    // A Lance table refers to its files by paths relative to its folder: the folder moves whole.
+    if (!store.renameDirectory(source, target)) throw LanceSparkException(Errors.io(target, s"moving the table folder $source", null))
+  }
+
+  // ---- namespaces -----------------------------------------------------------------------
+
+  override def listNamespaces(): Array[Array[String]] = listNamespaces(Array.empty)
+
+  override def listNamespaces(namespace: Array[String]): Array[Array[String]] = {
+    if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
+    val dir = folder(namespace)
+    subfolders(dir).filterNot(n => isTable(Paths.join(dir, n))).map(n => namespace :+ n).sortBy(_.mkString(".")).toArray
+  }
+
+  override def namespaceExists(namespace: Array[String]): Boolean = {
+    val dir = folder(namespace)
+    store.isDirectory(dir) && (namespace.isEmpty || !isTable(dir))
+  }
+
+  override def loadNamespaceMetadata(namespace: Array[String]): util.Map[String, String] = {
+    if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
+    Map("location" -> folder(namespace)).asJava
+  }
+
+  override def createNamespace(namespace: Array[String], metadata: util.Map[String, String]): Unit = {
+    if (namespaceExists(namespace)) throw new NamespaceAlreadyExistsException(namespace)
+    if (!metadata.isEmpty && metadata.asScala.keySet.exists(k => k != "owner"))
+      throw LanceSparkException(Errors.unsupported(s"namespace properties (${metadata.asScala.keys.mkString(", ")}): a namespace " +
+        "of a LanceCatalog is a folder and keeps none", CatalogNames.quoted(catalogName +: namespace.toSeq)))
+    store.makeDirectory(folder(namespace))
+  }
+
+  override def alterNamespace(namespace: Array[String], changes: NamespaceChange*): Unit =
+    throw LanceSparkException(Errors.unsupported("ALTER NAMESPACE: a namespace of a LanceCatalog is a folder and keeps no properties",
+      CatalogNames.quoted(catalogName +: namespace.toSeq)))
+
+  override def dropNamespace(namespace: Array[String], cascade: Boolean): Boolean = {
+    if (!namespaceExists(namespace)) return false
+    if (namespace.isEmpty) throw LanceSparkException(Errors.unsupported("dropping the warehouse itself", catalogName))
+    val dir = folder(namespace)
+    if (!cascade && store.listNames(dir).exists(!_.startsWith("."))) throw new NonEmptyNamespaceException(namespace)
+    store.deleteDirectory(dir)
+  }
+}
+
+object LanceCatalog {
+  val Warehouse = "warehouse"
+  /** The folder suffix of the tables this catalog creates (Lance's directory namespace uses it too). */
+  val Suffix = ".lance"
+}

@@ -1,0 +1,113 @@
+"""Lance tables by name: the session catalog (`CREATE TABLE ... USING lance`, CTAS, REPLACE,
+INSERT, time travel, DROP) and the path-based LanceCatalog. pylance reads every table the SQL
+statements write, row by row, and Spark reads what pylance wrote."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from urllib.parse import urlparse
+
+import lance
+import pyarrow as pa
+import pytest
+from pyspark.errors import AnalysisException
+
+
+def _location(spark, table: str) -> str:
+    row = [r for r in spark.sql(f"DESCRIBE TABLE EXTENDED {table}").collect() if r[0] == "Location"][0]
+    return urlparse(row[1]).path
+
+
+def _pylance_rows(uri: str, version: int | None = None, sort: str = "id") -> list[dict]:
+    return lance.dataset(uri, version=version).to_table().sort_by(sort).to_pylist()
+
+
+@pytest.fixture()
+def clean(spark):
+    yield
+    for t in spark.catalog.listTables("default"):
+        spark.sql(f"DROP TABLE IF EXISTS default.`{t.name}`")
+
+
+def test_create_insert_overwrite_read_back_by_pylance(spark, clean):
+    spark.sql("""CREATE TABLE people (id BIGINT NOT NULL, name STRING, score DOUBLE, born DATE,
+                 tags ARRAY<STRING>, seen TIMESTAMP) USING lance TBLPROPERTIES ('owner.team' = 'data')""")
+    uri = _location(spark, "people")
+    ds = lance.dataset(uri)
+    assert ds.version == 1 and ds.count_rows() == 0
+    assert ds.schema.field("id").type == pa.int64() and not ds.schema.field("id").nullable
+    assert ds.config()["owner.team"] == "data"
+    spark.sql("""INSERT INTO people VALUES
+                 (1, 'ann', 1.5, DATE'2020-01-02', array('a', 'b'), TIMESTAMP'2024-05-06 07:08:09'),
+                 (2, NULL, NULL, NULL, NULL, NULL)""")
+    spark.sql("INSERT INTO people SELECT id + 10, upper(name), score * 2, born, tags, seen FROM people")
+    got = _pylance_rows(uri)
+    assert [r["id"] for r in got] == [1, 2, 11, 12]
+    assert got[0] == {"id": 1, "name": "ann", "score": 1.5, "born": dt.date(2020, 1, 2), "tags": ["a", "b"],
+                      "seen": dt.datetime(2024, 5, 6, 7, 8, 9, tzinfo=dt.timezone.utc)}
+    assert got[3] == {"id": 12, "name": None, "score": None, "born": None, "tags": None, "seen": None}
+    assert got[2]["name"] == "ANN" and got[2]["score"] == 3.0
+    spark.sql("INSERT OVERWRITE people SELECT * FROM people VERSION AS OF 2")
+    assert [r["id"] for r in _pylance_rows(uri)] == [1, 2]
+    ds = lance.dataset(uri)
+    assert ds.version == 4
+    ops = [type(t.operation).__name__ for t in ds.get_transactions(3) if t is not None]
+    assert ops == ["Overwrite", "Append", "Append"]  # newest first
+    # pylance appends; Spark reads its version by name.
+    lance.write_dataset(pa.table({"id": pa.array([99], pa.int64())}).append_column(
+        "name", pa.array(["py"])).append_column("score", pa.array([None], pa.float64())).append_column(
+        "born", pa.array([None], pa.date32())).append_column("tags", pa.array([None], pa.list_(pa.string()))).append_column(
+        "seen", pa.array([None], pa.timestamp("us", tz="UTC"))), uri, mode="append", schema=ds.schema)
+    assert sorted(r.id for r in spark.sql("SELECT id FROM people").collect()) == [1, 2, 99]
+
+
+def test_ctas_and_replace_are_one_commit_each_and_history_stays(spark, clean):
+    spark.sql("CREATE TABLE c USING lance AS SELECT id, CAST(id * 1.5 AS DOUBLE) AS x FROM range(100)")
+    uri = _location(spark, "c")
+    assert lance.dataset(uri).version == 1
+    assert lance.dataset(uri).to_table().column("x").to_pylist() == [i * 1.5 for i in range(100)]
+    spark.sql("REPLACE TABLE c USING lance AS SELECT CAST(id AS INT) AS k FROM range(3)")
+    ds = lance.dataset(uri)
+    assert ds.version == 2 and ds.schema.names == ["k"] and ds.schema.field("k").type == pa.int32()
+    assert ds.to_table().column("k").to_pylist() == [0, 1, 2]
+    assert lance.dataset(uri, version=1).count_rows() == 100
+    assert spark.sql("SELECT count(*) FROM c VERSION AS OF 1").first()[0] == 100
+
+
+def test_create_table_over_a_pylance_dataset_takes_its_schema(spark, clean, tmp_path):
+    uri = str(tmp_path / "py.lance")
+    lance.write_dataset(pa.table({"id": pa.array([1, 2], pa.int64()), "v": pa.array([0.5, None], pa.float32())}), uri)
+    spark.sql(f"CREATE TABLE py USING lance LOCATION '{uri}'")
+    assert [(f.name, f.dataType.simpleString()) for f in spark.table("py").schema] == [("id", "bigint"), ("v", "float")]
+    spark.sql("INSERT INTO py VALUES (3, 1.25)")
+    assert _pylance_rows(uri) == [{"id": 1, "v": 0.5}, {"id": 2, "v": None}, {"id": 3, "v": 1.25}]
+    spark.sql("DROP TABLE py")
+    assert lance.dataset(uri).count_rows() == 3  # external: the data stays
+    with pytest.raises(Exception, match="LANCE_SCHEMA_MISMATCH"):
+        spark.sql(f"CREATE TABLE py2 (id BIGINT, v STRING) USING lance LOCATION '{uri}'")
+
+
+def test_failed_insert_changes_nothing(spark, clean):
+    spark.sql("CREATE TABLE nn (id BIGINT NOT NULL, s STRING) USING lance")
+    uri = _location(spark, "nn")
+    with pytest.raises(AnalysisException):
+        spark.sql("INSERT INTO nn VALUES (1)")
+    with pytest.raises(Exception):
+        spark.sql("INSERT INTO nn SELECT CAST(NULL AS BIGINT), 'x'")
+    assert lance.dataset(uri).version == 1 and lance.dataset(uri).count_rows() == 0
+
+
+def test_lance_catalog_serves_the_datasets_under_its_warehouse(spark, tmp_path):
+    wh = tmp_path / "wh"
+    (wh / "ns").mkdir(parents=True)
+    lance.write_dataset(pa.table({"id": pa.array([1, 2, 3], pa.int64())}), str(wh / "ns" / "events.lance"))
+    spark.conf.set("spark.sql.catalog.lc", "io.sparklance.spark.catalog.LanceCatalog")
+    spark.conf.set("spark.sql.catalog.lc.warehouse", str(wh))
+    assert [r.tableName for r in spark.sql("SHOW TABLES IN lc.ns").collect()] == ["events"]
+    spark.sql("INSERT INTO lc.ns.events VALUES (4)")
+    spark.sql("CREATE TABLE lc.ns.copy USING lance AS SELECT id * 10 AS id FROM lc.ns.events")
+    assert lance.dataset(str(wh / "ns" / "events.lance")).count_rows() == 4
+    assert _pylance_rows(str(wh / "ns" / "copy.lance")) == [{"id": i * 10} for i in (1, 2, 3, 4)]
+    spark.sql("DROP TABLE lc.ns.copy")
+    assert not (wh / "ns" / "copy.lance").exists()
