@@ -38,6 +38,9 @@ final class LanceScanBuilder(table: LanceTable)
 
   override def pushedFilters(): Array[Filter] = pushed
 
+  /** The filters pushed so far, in SQL (what a Delete transaction records as its predicate). */
+  def pushedSql: String = pushed.map(SparkFilters.sql).mkString(" AND ")
+
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
   /**

@@ -4,13 +4,16 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.connector.catalog.{MetadataColumn => SparkMetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsWrite, Table, TableCapability, TableCatalog}
+import org.apache.spark.sql.connector.catalog.{MetadataColumn => SparkMetadataColumn, SupportsDelete, SupportsMetadataColumns, SupportsRead,
+  SupportsRowLevelOperations, SupportsWrite, Table, TableCapability, TableCatalog}
 import org.apache.spark.sql.connector.read.ScanBuilder
-import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder}
+import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, LongType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.catalog.CatalogEntry
+import io.sparklance.spark.dml.{LanceRowLevelOperation, MetadataDelete}
 import io.sparklance.spark.write.{LanceWriteBuilder, LanceWriteOptions, WriteMode, WriteTarget}
 import io.sparklance.storage.ObjectStoreFactory
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
@@ -34,7 +37,7 @@ import io.sparklance.util.{Errors, LanceException, NotFoundException, Redaction}
  */
 final class LanceTable(resolved: Either[LanceException, Snapshot], val options: LanceOptions, val stores: ObjectStoreFactory,
     val target: Option[WriteTarget] = None, val entry: Option[CatalogEntry] = None)
-    extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns {
+    extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns with SupportsRowLevelOperations with SupportsDelete {
 
   def snapshot: Snapshot = resolved.fold(e => throw LanceSparkException(e), identity)
 
@@ -137,6 +140,19 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
   }.toArray
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new LanceScanBuilder(this)
+
+  /** DELETE, UPDATE, MERGE INTO on a catalog table ([[LanceRowLevelOperation]]). */
+  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = {
+    if (!writableEntry) throw LanceSparkException(Errors.unsupported(s"${info.command().name()} on $name: only tables named in " +
+      "a catalog, at their latest version on the main branch, take row-level changes", options.path))
+    () => new LanceRowLevelOperation(this, info.command())
+  }
+
+  /** Spark asks this before planning a DELETE: true when statistics alone decide it ([[MetadataDelete]]). */
+  override def canDeleteWhere(filters: Array[Filter]): Boolean =
+    writableEntry && LanceSparkException.boundary(MetadataDelete.fragmentsToRemove(this, filters).isDefined)
+
+  override def deleteWhere(filters: Array[Filter]): Unit = MetadataDelete.run(this, filters)
 }
 
 object LanceTable {

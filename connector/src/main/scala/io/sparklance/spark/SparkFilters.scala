@@ -8,11 +8,19 @@ import io.sparklance.table.expr.Expr
 // Translates Spark's pushed filters into the table layer's expressions, on top-level
 // columns only, with literals in the expression language's forms (integers and dates as
 // Long, timestamps as microseconds since the epoch). A filter that does not translate is
-// simply not used for pruning; Spark evaluates every filter on the rows either way.
+// simply not used for pruning; Spark evaluates every filter on the rows either way. Under a
+// NOT, and where rows are deleted on the strength of statistics, the translation must be
+// exact: an AND that drops a part it cannot translate matches more rows, and NOT of it fewer.
 
 object SparkFilters {
 
-  def toExpr(f: sources.Filter, schema: StructType): Option[Expr] = {
+  /** `f` or a weaker condition (an AND may lose a part): for pruning, which only narrows what may match. */
+  def toExpr(f: sources.Filter, schema: StructType): Option[Expr] = translate(f, schema, exact = false)
+
+  /** Exactly `f`, every part translated, or None. */
+  def exactExpr(f: sources.Filter, schema: StructType): Option[Expr] = translate(f, schema, exact = true)
+
+  private def translate(f: sources.Filter, schema: StructType, exact: Boolean): Option[Expr] = {
     def col(name: String): Option[DataType] =
       if (name.contains('.') || name.contains('`')) None else schema.fields.find(_.name == name).map(_.dataType)
     def lit(name: String, v: Any): Option[Any] = col(name).flatMap(t => literal(t, v))
@@ -29,13 +37,48 @@ object SparkFilters {
       case sources.IsNotNull(a) if col(a).isDefined => Some(Expr.IsNotNull(a))
       case sources.StringStartsWith(a, p) if col(a).contains(StringType) => Some(Expr.StartsWith(a, p))
       case sources.And(l, r) =>
-        (toExpr(l, schema), toExpr(r, schema)) match {
+        (translate(l, schema, exact), translate(r, schema, exact)) match {
           case (Some(x), Some(y)) => Some(Expr.And(x, y))
-          case (x, y) => x.orElse(y) // one side alone still bounds the rows of an AND
+          case (x, y) if !exact => x.orElse(y) // one side alone still bounds the rows of an AND
+          case _ => None
         }
-      case sources.Or(l, r) => for (x <- toExpr(l, schema); y <- toExpr(r, schema)) yield Expr.Or(x, y)
-      case sources.Not(c) => toExpr(c, schema).map(Expr.Not)
+      case sources.Or(l, r) => for (x <- translate(l, schema, exact); y <- translate(r, schema, exact)) yield Expr.Or(x, y)
+      case sources.Not(c) => translate(c, schema, exact = true).map(Expr.Not)
       case _ => None
+    }
+  }
+
+  /** `f` as SQL, for what a transaction records (Lance's Delete keeps its predicate as text). */
+  def sql(f: sources.Filter): String = {
+    def v(x: Any): String = x match {
+      case null => "NULL"
+      case s: String => "'" + s.replace("'", "''") + "'"
+      case d: java.sql.Date => s"DATE '$d'"
+      case d: java.time.LocalDate => s"DATE '$d'"
+      case t: java.sql.Timestamp => s"TIMESTAMP '${t.toInstant}'"
+      case t: java.time.Instant => s"TIMESTAMP '$t'"
+      case other => other.toString
+    }
+    def c(name: String): String = if (name.matches("[A-Za-z_][A-Za-z0-9_.]*")) name else "`" + name.replace("`", "``") + "`"
+    f match {
+      case sources.EqualTo(a, x) => s"${c(a)} = ${v(x)}"
+      case sources.EqualNullSafe(a, x) => s"${c(a)} <=> ${v(x)}"
+      case sources.LessThan(a, x) => s"${c(a)} < ${v(x)}"
+      case sources.LessThanOrEqual(a, x) => s"${c(a)} <= ${v(x)}"
+      case sources.GreaterThan(a, x) => s"${c(a)} > ${v(x)}"
+      case sources.GreaterThanOrEqual(a, x) => s"${c(a)} >= ${v(x)}"
+      case sources.In(a, xs) => s"${c(a)} IN (${xs.map(v).mkString(", ")})"
+      case sources.IsNull(a) => s"${c(a)} IS NULL"
+      case sources.IsNotNull(a) => s"${c(a)} IS NOT NULL"
+      case sources.StringStartsWith(a, p) => s"${c(a)} LIKE '${p.replace("'", "''")}%'"
+      case sources.StringEndsWith(a, p) => s"${c(a)} LIKE '%${p.replace("'", "''")}'"
+      case sources.StringContains(a, p) => s"${c(a)} LIKE '%${p.replace("'", "''")}%'"
+      case sources.And(l, r) => s"(${sql(l)}) AND (${sql(r)})"
+      case sources.Or(l, r) => s"(${sql(l)}) OR (${sql(r)})"
+      case sources.Not(x) => s"NOT (${sql(x)})"
+      case sources.AlwaysTrue() => "TRUE"
+      case sources.AlwaysFalse() => "FALSE"
+      case other => other.toString
     }
   }
 

@@ -71,7 +71,7 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
     finish()
   }
 
-  override def commit(): WriterCommitMessage = LanceCommitMessage(finish(), files.zoneMapsWritten)
+  override def commit(): LanceCommitMessage = LanceCommitMessage(finish(), files.zoneMapsWritten)
 
   private var fragments: IndexedSeq[Fragment] = _
 

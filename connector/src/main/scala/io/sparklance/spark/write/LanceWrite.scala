@@ -75,9 +75,13 @@ object LanceWrite extends Logging {
    */
   val BatchBytes: Long = 32L << 20
 
-  def plan(table: LanceTable, target: WriteTarget, overwrite: Boolean, input: StructType): LanceWrite = {
+  /**
+   * What the driver decides before any row is written: the schema with its field ids and the
+   * input column of each field, the file format, stable row ids, the read version.
+   */
+  def decide(table: LanceTable, target: WriteTarget, overwrite: Boolean, input: StructType): WritePlan = {
     val opts = target.options
-    val root = target.existing.fold(Paths.stripTrailingSlash(table.options.path))(_.root)
+    val root = writeRoot(table, target)
     val existing = target.existing.map(_.manifest)
     val where = WritePlan.where(root)
     WriteColumns.checkNames(input, where)
@@ -102,8 +106,17 @@ object LanceWrite extends Logging {
           s"$has, as the table has it: stable row ids are chosen when a table is created")
       case _ => ()
     }
-    val plan = WritePlan(root, target.existing.map(_.version), schema, fileVersion,
+    WritePlan(root, target.existing.map(_.version), schema, fileVersion,
       tableStableRowIds.orElse(opts.enableStableRowIds).getOrElse(false), input, ordinals, opts, target.tableConfig)
+  }
+
+  private def writeRoot(table: LanceTable, target: WriteTarget): String =
+    target.existing.fold(Paths.stripTrailingSlash(table.options.path))(_.root)
+
+  def plan(table: LanceTable, target: WriteTarget, overwrite: Boolean, input: StructType): LanceWrite = {
+    val opts = target.options
+    val existing = target.existing.map(_.manifest)
+    val plan = decide(table, target, overwrite, input)
     // Checked before anything is written: a retried job whose pair is committed writes nothing.
     val duplicate = for (app <- opts.app; _ <- existing if committer(table, plan).alreadyCommitted(app)) yield app
     val batch = duplicate match {
@@ -115,7 +128,7 @@ object LanceWrite extends Logging {
         case WriteMode.Append =>
           // An overwrite drops the indices; a table created meanwhile has none.
           val zoneMaps = target.existing.filter(_ => opts.updateZoneMaps).fold(IndexedSeq.empty[ZoneMapTarget])(s =>
-            ZoneMapWriter.targets(table.stores.create(), root, s.manifest, schema))
+            ZoneMapWriter.targets(table.stores.create(), plan.root, s.manifest, plan.schema))
           new AppendBatch(table, plan, zoneMaps)
         case WriteMode.Create(ignore) => new CreateBatch(table, plan, ignore)
         case WriteMode.Replace => throw new IllegalStateException("a replace is always an overwrite")
@@ -125,6 +138,15 @@ object LanceWrite extends Logging {
   }
 
   private def committer(table: LanceTable, plan: WritePlan) = new TableCommitter(table.stores.create(), plan.root)
+
+  /** The executors' writers of `plan`'s rows, computing zones for `zoneMaps`. */
+  def writerFactory(table: LanceTable, plan: WritePlan, zoneMaps: IndexedSeq[ZoneMapTarget] = IndexedSeq.empty): LanceDataWriterFactory =
+    LanceDataWriterFactory(table.executorStores, plan.root, plan.schema, plan.input, plan.ordinals,
+      FragmentWriterOptions(
+        FileWriterOptions(plan.fileVersion),
+        plan.options.maxRowsPerFile.getOrElse(FragmentWriterOptions.DefaultMaxRowsPerFile),
+        plan.options.maxBytesPerFile.getOrElse(FragmentWriterOptions.DefaultMaxBytesPerFile)),
+      table.options.batchSize, BatchBytes, table.options.taskMemoryBytes, zoneMaps)
 
   /** A write's BatchWrite: its kind (for EXPLAIN and logs) and the commit metrics it reports. */
   private[write] sealed abstract class Batch extends BatchWrite {
@@ -160,13 +182,7 @@ object LanceWrite extends Logging {
      */
     protected def onAlreadyExists(e: LanceException, fragments: IndexedSeq[Fragment]): Boolean = throw e
 
-    override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
-      LanceDataWriterFactory(table.executorStores, plan.root, plan.schema, plan.input, plan.ordinals,
-        FragmentWriterOptions(
-          FileWriterOptions(plan.fileVersion),
-          plan.options.maxRowsPerFile.getOrElse(FragmentWriterOptions.DefaultMaxRowsPerFile),
-          plan.options.maxBytesPerFile.getOrElse(FragmentWriterOptions.DefaultMaxBytesPerFile)),
-        table.options.batchSize, BatchBytes, table.options.taskMemoryBytes, zoneMapTargets)
+    override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = writerFactory(table, plan, zoneMapTargets)
 
     // Only the messages of the task attempts Spark committed reach here (one per partition).
     override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {

@@ -4,7 +4,7 @@ import java.time.Instant
 
 import io.sparklance.format.FileVersion
 import io.sparklance.table.{FeatureFlags, Fragment, Manifest, RowIdSource, WriterVersion}
-import io.sparklance.table.commit.Operation.{Append, CreateIndex, Overwrite}
+import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Overwrite, Update}
 import io.sparklance.table.proto.{ManifestCodec, ManifestMessage, RowIdCodec}
 import io.sparklance.util.Errors
 
@@ -36,16 +36,24 @@ object NextManifest {
     txn.operation match {
       case Append(fragments) =>
         val b = base.getOrElse(throw new IllegalStateException("an Append needs an existing table"))
-        // New ids continue after the highest id ever used, deleted fragments' included.
-        val firstId = b.maxFragmentId.map(_ + 1).getOrElse(if (b.fragments.isEmpty) 0L else b.fragments.map(_.id).max + 1)
         val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
-        val (added, nextRowId) = place(fragments, firstId, if (stable) Some(b.nextRowId) else None, version)
-        // Every data file of a version has the table's format (Rust: io/commit.rs, check_storage_version).
-        for (ours <- dataFileVersion(added, where); theirs <- b.fileVersion(where) if ours != theirs)
-          throw Errors.invalidArgument(s"$where: the table stores file format $theirs but the appended data files are $ours; " +
-            s"write them in $theirs")
+        val (added, nextRowId) = placeNew(b, fragments, version, where)
         finish(b.copy(fragments = (b.fragments ++ added).sortBy(_.id), nextRowId = nextRowId.getOrElse(b.nextRowId)),
           version, b.maxFragmentId, ctx, stable)
+      case Delete(updated, deletedIds, _) =>
+        val b = base.getOrElse(throw new IllegalStateException("a Delete needs an existing table"))
+        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+        finish(b.copy(fragments = replaced(b, updated, deletedIds)), version, b.maxFragmentId, ctx, stable)
+      case u: Update =>
+        // Rows rewritten (update_mode REWRITE_ROWS): the old rows deleted from their fragments,
+        // the new ones in new fragments, numbered as an Append's. Indices keep what they cover:
+        // the deleted rows are filtered by the deletion files, and the new fragments are not
+        // covered, so readers scan them.
+        val b = base.getOrElse(throw new IllegalStateException("an Update needs an existing table"))
+        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+        val (added, nextRowId) = placeNew(b, u.newFragments, version, where)
+        finish(b.copy(fragments = (replaced(b, u.updatedFragments, u.removedFragmentIds) ++ added).sortBy(_.id),
+          nextRowId = nextRowId.getOrElse(b.nextRowId)), version, b.maxFragmentId, ctx, stable)
       case Overwrite(fragments, schema, configUpserts) =>
         val stable = base.fold(ctx.newTable.exists(_.stableRowIds))(b => (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0)
         // An overwrite numbers its fragments from 0 again (max_fragment_id keeps its high-water mark).
@@ -69,6 +77,30 @@ object NextManifest {
         finish(ManifestCodec.replaceIndices(b, removed.map(_.uuid).toSet, added), version, b.maxFragmentId, ctx, stable)
       case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
     }
+  }
+
+  /**
+   * New fragments after the highest id ever used (deleted fragments' included), with the next
+   * row ids on tables with stable row ids; their data files must have the table's file format
+   * (Rust: io/commit.rs, check_storage_version).
+   */
+  private def placeNew(b: Manifest, fragments: IndexedSeq[Fragment], version: Long, where: String): (IndexedSeq[Fragment], Option[Long]) = {
+    val firstId = b.maxFragmentId.map(_ + 1).getOrElse(if (b.fragments.isEmpty) 0L else b.fragments.map(_.id).max + 1)
+    val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+    val placed = place(fragments, firstId, if (stable) Some(b.nextRowId) else None, version)
+    for (ours <- dataFileVersion(placed._1, where); theirs <- b.fileVersion(where) if ours != theirs)
+      throw Errors.invalidArgument(s"$where: the table stores file format $theirs but the new data files are $ours; write them in $theirs")
+    placed
+  }
+
+  /** The fragments of `b` with `updated` in place of those of their ids, and `removed` gone. */
+  private def replaced(b: Manifest, updated: IndexedSeq[Fragment], removed: IndexedSeq[Long]): IndexedSeq[Fragment] = {
+    val byId = updated.map(f => f.id -> f).toMap
+    val gone = removed.toSet
+    val missing = (byId.keySet ++ gone).diff(b.fragments.map(_.id).toSet)
+    if (missing.nonEmpty)
+      throw new IllegalStateException(s"version ${b.version} has no fragments ${missing.toSeq.sorted.mkString(", ")} to change")
+    b.fragments.filterNot(f => gone(f.id)).map(f => byId.getOrElse(f.id, f))
   }
 
   private def emptyTable(ctx: Context): Manifest = {

@@ -116,8 +116,9 @@ object TransactionCodec {
 
   /**
    * The serialized Transaction of `t`, built on the message it was parsed from (if any), so
-   * that what the view does not model is kept. Append, Overwrite and a new CreateIndex are built
-   * from the view; the other operations are only ever re-encoded from their message.
+   * that what the view does not model is kept. Append, Overwrite, and a new CreateIndex, Delete
+   * or Update (rows rewritten) are built from the view; the other operations are only ever
+   * re-encoded from their message.
    */
   def encode(t: Transaction): Array[Byte] = {
     val raw = t.message.map(_.transaction)
@@ -149,6 +150,20 @@ object TransactionCodec {
         }
         if (ob.getConfigUpsertValuesMap.asScala != config) ob.clearConfigUpsertValues().putAllConfigUpsertValues(config.asJava)
         b.setOverwrite(ob)
+      case Delete(updated, deletedIds, predicate) if raw.isEmpty =>
+        b.setDelete(Pb.Delete.newBuilder()
+          .addAllUpdatedFragments(updated.map(ManifestCodec.encodeFragment(_, None)).asJava)
+          .addAllDeletedFragmentIds(deletedIds.map(java.lang.Long.valueOf).asJava)
+          .setPredicate(predicate))
+      case u: Update if raw.isEmpty =>
+        if (u.rewriteColumns || u.insertedRowsFilter || u.compactedShards.nonEmpty)
+          throw new IllegalStateException("this writer commits Updates that rewrite rows, without key filters or MemWAL shards")
+        b.setUpdate(Pb.Update.newBuilder()
+          .addAllRemovedFragmentIds(u.removedFragmentIds.map(java.lang.Long.valueOf).asJava)
+          .addAllUpdatedFragments(u.updatedFragments.map(ManifestCodec.encodeFragment(_, None)).asJava)
+          .addAllNewFragments(u.newFragments.map(ManifestCodec.encodeFragment(_, None)).asJava)
+          .addAllFieldsModified(u.fieldsModified.map(java.lang.Integer.valueOf).asJava)
+          .setUpdateMode(Pb.UpdateMode.REWRITE_ROWS))
       case CreateIndex(added, removed) if raw.isEmpty =>
         b.setCreateIndex(Pb.CreateIndex.newBuilder()
           .addAllNewIndices(added.map(ManifestCodec.buildIndex).asJava)

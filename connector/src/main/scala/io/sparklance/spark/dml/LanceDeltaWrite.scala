@@ -1,0 +1,119 @@
+package io.sparklance.spark.dml
+
+import java.util.concurrent.TimeUnit
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
+import org.apache.spark.sql.connector.write.{DeltaBatchWrite, DeltaWrite, DeltaWriterFactory, LogicalWriteInfo, PhysicalWriteInfo,
+  WriterCommitMessage}
+import org.apache.spark.sql.connector.write.RowLevelOperation.Command
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.roaringbitmap.RoaringBitmap
+
+import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
+import io.sparklance.spark.write.{LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
+import io.sparklance.table.Snapshot
+import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
+import io.sparklance.table.write.{FragmentChange, FragmentWriter, RowDeletions}
+import io.sparklance.util.{CommitStateUnknownException, Errors, Redaction}
+
+/**
+ * The driver's half of a DELETE, UPDATE or MERGE: the tasks return the row addresses they
+ * deleted and the fragments they wrote; the commit writes one new deletion file per touched
+ * fragment (or drops a fragment left without rows) and commits one Lance transaction at the
+ * version the statement read: a Delete (with the pushed-down condition as its predicate) or an
+ * Update (rows rewritten). A statement that changes no row commits nothing. If the commit does
+ * not happen, the files this statement wrote are removed; if its outcome is unknown, nothing is.
+ */
+final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, command: Command, rows: Option[WritePlan],
+    options: LanceWriteOptions, predicate: String)
+    extends DeltaWrite with DeltaBatchWrite with Logging {
+
+  private var attempts = 0
+  private var commitNanos = 0L
+  @volatile private var keepFiles = false
+
+  override def description(): String =
+    s"LanceDeltaWrite ${command.name()} ${Redaction(snapshot.root)} readVersion=${snapshot.version}"
+
+  override def toBatch: DeltaBatchWrite = this
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.write
+
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = Array(
+    LanceMetrics.task(LanceMetrics.CommitAttempts, attempts),
+    LanceMetrics.task(LanceMetrics.CommitRetries, math.max(attempts - 1, 0)),
+    LanceMetrics.task(LanceMetrics.CommitTime, TimeUnit.NANOSECONDS.toMillis(commitNanos)))
+
+  private val where = WritePlan.where(snapshot.root)
+
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory =
+    LanceDeltaWriterFactory(rows.map(LanceWrite.writerFactory(table, _)))
+
+  override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
+    val ms = messages.iterator.collect { case m: DeltaCommitMessage => m }.toIndexedSeq
+    val written = ms.flatMap(_.fragments)
+    val deleted = LanceDeltaWrite.union(ms)
+    if (deleted.isEmpty && written.isEmpty) {
+      logInfo(s"${where}: the ${command.name()} changed no row; nothing is committed")
+      return
+    }
+    val store = table.stores.create()
+    val byId = snapshot.manifest.fragments.map(f => f.id -> f).toMap
+    var changes = IndexedSeq.empty[FragmentChange]
+    val started = System.nanoTime()
+    try {
+      changes = deleted.toIndexedSeq.sortBy(_._1).map { case (id, offsets) =>
+        val fragment = byId.getOrElse(id, throw Errors.invalidArgument(s"${where}: a row to delete lies in fragment $id, " +
+          s"which version ${snapshot.version} does not have"))
+        RowDeletions.delete(store, snapshot, fragment, offsets)
+      }
+      val updated = changes.collect { case FragmentChange.Updated(f, _) => f }
+      val removed = changes.collect { case FragmentChange.Removed(id) => id }
+      val operation = command match {
+        case Command.DELETE => Operation.Delete(updated, removed, predicate)
+        case _ => Operation.Update(removed, updated, written, IndexedSeq.empty, rewriteColumns = false, insertedRowsFilter = false,
+          compactedShards = IndexedSeq.empty)
+      }
+      val outcome = new TableCommitter(store, snapshot.root).commit(
+        CommitRequest(Some(snapshot.version), operation, options.commitProperties))
+      attempts += outcome.attempts
+      keepFiles = true
+      logInfo(s"${where}: ${command.name()} committed as version ${outcome.version}")
+    } catch {
+      case e: CommitStateUnknownException => keepFiles = true; throw e
+      case NonFatal(e) =>
+        RowDeletions.discard(store, changes)
+        throw e
+    } finally commitNanos += System.nanoTime() - started
+  }
+
+  override def abort(messages: Array[WriterCommitMessage]): Unit =
+    if (keepFiles) logWarning(s"${where}: the commit happened or may have happened; no written file is deleted")
+    else
+      try FragmentWriter.discard(table.stores.create(), snapshot.root, messages.iterator.collect { case m: DeltaCommitMessage => m.fragments }
+        .flatten.toIndexedSeq)
+      catch { case NonFatal(e) => logWarning(s"${where}: could not remove the files of the aborted ${command.name()}", e) }
+}
+
+object LanceDeltaWrite {
+
+  /** Plans the write of a row-level operation on `table`, read at its loaded version. */
+  def plan(table: LanceTable, command: Command, info: LogicalWriteInfo, predicate: String): LanceDeltaWrite =
+    LanceSparkException.boundary {
+      val snapshot = table.snapshot
+      val options = table.entry.fold(Map.empty[String, String])(_.options) ++ info.options().asCaseSensitiveMap().asScala
+      val writeOptions = LanceWriteOptions.parse(new CaseInsensitiveStringMap(options.asJava))
+      // A DELETE writes no rows (Spark gives it no data columns); UPDATE and MERGE write the table's.
+      val rows = if (command == Command.DELETE) None
+        else Some(LanceWrite.decide(table, WriteTarget(WriteMode.Append, Some(snapshot), writeOptions), overwrite = false, info.schema()))
+      new LanceDeltaWrite(table, snapshot, command, rows, writeOptions, predicate)
+    }
+
+  /** The offsets every task deleted, by fragment. */
+  private def union(messages: Seq[DeltaCommitMessage]): Map[Long, RoaringBitmap] =
+    messages.iterator.flatMap(_.deletedOffsets).toSeq.groupBy(_._1).map { case (id, parts) => id -> RoaringBitmap.or(parts.map(_._2): _*) }
+}

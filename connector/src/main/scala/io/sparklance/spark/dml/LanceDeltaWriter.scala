@@ -1,0 +1,81 @@
+package io.sparklance.spark.dml
+
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream}
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
+import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
+import org.roaringbitmap.RoaringBitmap
+
+import io.sparklance.spark.LanceSparkException
+import io.sparklance.spark.write.{LanceDataWriter, LanceDataWriterFactory}
+import io.sparklance.table.Fragment
+
+/**
+ * What one task of a DELETE, UPDATE or MERGE did: the rows it deleted, by fragment (offsets as
+ * portable roaring bitmaps), and the new fragments holding the rows it wrote (updated rows
+ * written again, and inserted ones).
+ */
+final case class DeltaCommitMessage(deleted: Map[Long, Array[Byte]], fragments: IndexedSeq[Fragment]) extends WriterCommitMessage {
+  def deletedOffsets: Map[Long, RoaringBitmap] = deleted.map { case (f, bytes) => f -> DeltaCommitMessage.bitmap(bytes) }
+}
+
+object DeltaCommitMessage {
+  def bytes(b: RoaringBitmap): Array[Byte] = {
+    b.runOptimize()
+    val out = new ByteArrayOutputStream(b.serializedSizeInBytes())
+    val data = new DataOutputStream(out)
+    b.serialize(data)
+    data.flush()
+    out.toByteArray
+  }
+
+  def bitmap(bytes: Array[Byte]): RoaringBitmap = {
+    val b = new RoaringBitmap()
+    b.deserialize(new DataInputStream(new ByteArrayInputStream(bytes)))
+    b
+  }
+}
+
+/** The executors' writers of a row-level operation: rows to write (none for a DELETE) go through the append writer. */
+final case class LanceDeltaWriterFactory(rows: Option[LanceDataWriterFactory]) extends DeltaWriterFactory {
+  override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] =
+    LanceSparkException.boundary(new LanceDeltaWriter(rows))
+}
+
+/**
+ * One task of a row-level operation. Spark hands it the row address (`_rowaddr`, fragment id in
+ * the high 32 bits, offset in the low 32) of every row to delete, and the rows to write: updated
+ * rows are deleted and written again (Lance's Update with REWRITE_ROWS), inserted rows written.
+ * Deletions are only collected here; the driver writes the deletion files when it commits.
+ */
+final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory]) extends DeltaWriter[InternalRow] {
+  private val deleted = mutable.LongMap.empty[RoaringBitmap]
+  private val written = rows.map(new LanceDataWriter(_))
+
+  override def delete(metadata: InternalRow, id: InternalRow): Unit = {
+    val address = id.getLong(0)
+    deleted.getOrElseUpdate(address >>> 32, new RoaringBitmap()).add(address.toInt)
+  }
+
+  override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
+    delete(metadata, id)
+    insert(row)
+  }
+
+  override def insert(row: InternalRow): Unit =
+    written.getOrElse(throw new IllegalStateException("a DELETE writes no rows")).write(row)
+
+  override def commit(): WriterCommitMessage = {
+    val fragments = written.fold(IndexedSeq.empty[Fragment])(_.commit().fragments)
+    DeltaCommitMessage(deleted.iterator.map { case (f, b) => f -> DeltaCommitMessage.bytes(b) }.toMap, fragments)
+  }
+
+  override def abort(): Unit = written.foreach(_.abort())
+
+  override def currentMetricsValues(): Array[CustomTaskMetric] = written.fold(Array.empty[CustomTaskMetric])(_.currentMetricsValues())
+
+  override def close(): Unit = written.foreach(_.close())
+}

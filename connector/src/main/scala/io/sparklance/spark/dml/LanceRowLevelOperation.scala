@@ -1,0 +1,41 @@
+package io.sparklance.spark.dml
+
+import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
+import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.connector.write.{DeltaWrite, DeltaWriteBuilder, LogicalWriteInfo, RowLevelOperation, SupportsDelta}
+import org.apache.spark.sql.connector.write.RowLevelOperation.Command
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.sparklance.spark.{LanceScanBuilder, LanceTable}
+import io.sparklance.table.MetadataColumn
+
+/**
+ * DELETE, UPDATE and MERGE INTO a Lance table, the Lance way: rows are addressed by `_rowaddr`
+ * and never rewritten in place. Deleted rows get deletion files (fragments whose rows all go
+ * are dropped); updated rows are deleted and written again in new fragments, as Lance's
+ * Update with REWRITE_ROWS does; inserted rows go to new fragments. Spark reads the rows the
+ * condition selects through the table's own scan (the condition pushed down prunes fragments
+ * and zones first) at the version the statement loaded, which is the commit's read version.
+ */
+final class LanceRowLevelOperation(table: LanceTable, command: Command) extends SupportsDelta {
+  private var scan: Option[LanceScanBuilder] = None
+
+  override def command(): Command = command
+
+  override def description(): String = s"Lance ${command.name()} on ${table.name()}"
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
+    val b = new LanceScanBuilder(table)
+    scan = Some(b)
+    b
+  }
+
+  override def rowId(): Array[NamedReference] = Array(Expressions.column(MetadataColumn.RowAddress.name))
+
+  // An updated row moves to a new fragment: Spark hands it as a delete and an insert.
+  override def representUpdateAsDeleteAndInsert(): Boolean = true
+
+  override def newWriteBuilder(info: LogicalWriteInfo): DeltaWriteBuilder = new DeltaWriteBuilder {
+    override def build(): DeltaWrite = LanceDeltaWrite.plan(table, command, info, scan.map(_.pushedSql).getOrElse(""))
+  }
+}

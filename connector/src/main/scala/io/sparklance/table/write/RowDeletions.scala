@@ -1,0 +1,73 @@
+package io.sparklance.table.write
+
+import java.io.{ByteArrayOutputStream, DataOutputStream}
+import java.util.concurrent.ThreadLocalRandom
+
+import scala.util.control.NonFatal
+
+import org.roaringbitmap.RoaringBitmap
+
+import io.sparklance.storage.{ObjectStore, Paths, PutResult}
+import io.sparklance.table.{DeletionFile, DeletionFileType, DeletionVector, FileLocations, Fragment, Snapshot}
+import io.sparklance.util.Errors
+
+// Spec: lance-format/lance rust/lance-table/src/io/deletion.rs (write_deletion_file) and
+// rust/lance/src/dataset/fragment.rs (FileFragment::extend_deletions). Rows are deleted from a
+// fragment by a new deletion file holding every deleted offset, the old ones and the new ones:
+// the old file stays (versions before this one still read it) until cleanup. Lance writes a
+// set of up to 5000 offsets as an Arrow IPC file and a bitmap above that, and always a bitmap
+// when it rebases a deletion over another writer's; readers take either, and this writer always
+// writes the bitmap (`.bin`, the 32-bit roaring bitmap's portable serialization), which is
+// never larger for runs of rows and needs no IPC writer or compression codec.
+
+/** What deleting rows does to one fragment: it keeps some rows (a new deletion file) or none (removed whole). */
+sealed trait FragmentChange
+object FragmentChange {
+  final case class Updated(fragment: Fragment, deletionPath: String) extends FragmentChange
+  final case class Removed(fragmentId: Long) extends FragmentChange
+}
+
+object RowDeletions {
+
+  /** The offsets already deleted from `fragment` in `snapshot` (none without a deletion file). */
+  def existing(store: ObjectStore, snapshot: Snapshot, fragment: Fragment): RoaringBitmap =
+    fragment.deletionFile.fold(new RoaringBitmap()) { d =>
+      DeletionVector.read(store, new FileLocations(snapshot.root, snapshot.manifest).deletionFile(fragment.id, d), d.fileType,
+        fragment.id, fragment.physicalRows)
+    }
+
+  /**
+   * Deletes the rows at `offsets` from `fragment` (of `snapshot`, whose version is the read
+   * version): the fragment is removed when no row is left, else a new deletion file holding the
+   * old and new deleted offsets is written under the table's `_deletions/`. Offsets past the
+   * fragment's rows are refused: a row address from another version of the table.
+   */
+  def delete(store: ObjectStore, snapshot: Snapshot, fragment: Fragment, offsets: RoaringBitmap): FragmentChange = {
+    if (!offsets.isEmpty && (offsets.last() & 0xffffffffL) >= fragment.physicalRows)
+      throw Errors.invalidArgument(s"${snapshot.root} version ${snapshot.version}: a row to delete, offset " +
+        s"${offsets.last() & 0xffffffffL} of fragment ${fragment.id}, lies past its ${fragment.physicalRows} rows")
+    val all = RoaringBitmap.or(existing(store, snapshot, fragment), offsets)
+    if (all.getLongCardinality >= fragment.physicalRows) FragmentChange.Removed(fragment.id)
+    else {
+      val file = DeletionFile(DeletionFileType.Bitmap, snapshot.version, ThreadLocalRandom.current().nextLong() & Long.MaxValue,
+        all.getLongCardinality, None)
+      val path = Paths.join(Paths.stripTrailingSlash(snapshot.root), "_deletions", file.fileName(fragment.id))
+      all.runOptimize()
+      val bytes = new ByteArrayOutputStream(all.serializedSizeInBytes())
+      val out = new DataOutputStream(bytes)
+      all.serialize(out)
+      out.flush()
+      store.putIfAbsent(path, bytes.toByteArray) match {
+        case PutResult.Created => ()
+        case PutResult.AlreadyExists => throw new IllegalStateException(s"$path exists: a random deletion file id was drawn twice")
+      }
+      FragmentChange.Updated(fragment.copy(deletionFile = Some(file)), path)
+    }
+  }
+
+  /** Removes deletion files a commit that did not happen wrote (best effort: unreferenced files are harmless). */
+  def discard(store: ObjectStore, changes: Seq[FragmentChange]): Unit = changes.foreach {
+    case FragmentChange.Updated(_, path) => try store.delete(path) catch { case NonFatal(_) => () }
+    case _ => ()
+  }
+}
