@@ -17,7 +17,7 @@ import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
 import io.sparklance.spark.write.{LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
 import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
-import io.sparklance.table.write.{FragmentChange, FragmentWriter, RowDeletions}
+import io.sparklance.table.write.{DeletedRows, FragmentChange, FragmentWriter, RowDeletions}
 import io.sparklance.util.{CommitStateUnknownException, Errors, Redaction}
 
 /**
@@ -25,7 +25,9 @@ import io.sparklance.util.{CommitStateUnknownException, Errors, Redaction}
  * deleted and the fragments they wrote; the commit writes one new deletion file per touched
  * fragment (or drops a fragment left without rows) and commits one Lance transaction at the
  * version the statement read: a Delete (with the pushed-down condition as its predicate) or an
- * Update (rows rewritten). A statement that changes no row commits nothing. If the commit does
+ * Update (rows rewritten). Another writer's delete or update of the same fragments committed
+ * meanwhile is rebased over when no row was deleted by both ([[DeletedRows]]), as Lance does.
+ * A statement that changes no row commits nothing. If the commit does
  * not happen, the files this statement wrote are removed; if its outcome is unknown, nothing is.
  */
 final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, command: Command, rows: Option[WritePlan],
@@ -63,7 +65,8 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
     }
     val store = table.stores.create()
     val byId = snapshot.manifest.fragments.map(f => f.id -> f).toMap
-    var changes = IndexedSeq.empty[FragmentChange]
+    var changes: Seq[FragmentChange] = IndexedSeq.empty
+    var rebase: Option[DeletedRows] = None
     val started = System.nanoTime()
     try {
       changes = deleted.toIndexedSeq.sortBy(_._1).map { case (id, offsets) =>
@@ -71,22 +74,23 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
           s"which version ${snapshot.version} does not have"))
         RowDeletions.delete(store, snapshot, fragment, offsets)
       }
-      val updated = changes.collect { case FragmentChange.Updated(f, _) => f }
-      val removed = changes.collect { case FragmentChange.Removed(id) => id }
+      val updated = changes.collect { case FragmentChange.Updated(f, _) => f }.toIndexedSeq
+      val removed = changes.collect { case FragmentChange.Removed(id) => id }.toIndexedSeq
+      rebase = Some(new DeletedRows(store, deleted, changes))
       val operation = command match {
         case Command.DELETE => Operation.Delete(updated, removed, predicate)
         case _ => Operation.Update(removed, updated, written, IndexedSeq.empty, rewriteColumns = false, insertedRowsFilter = false,
           compactedShards = IndexedSeq.empty)
       }
       val outcome = new TableCommitter(store, snapshot.root).commit(
-        CommitRequest(Some(snapshot.version), operation, options.commitProperties))
+        CommitRequest(Some(snapshot.version), operation, options.commitProperties, rebase = rebase))
       attempts += outcome.attempts
       keepFiles = true
       logInfo(s"${where}: ${command.name()} committed as version ${outcome.version}")
     } catch {
       case e: CommitStateUnknownException => keepFiles = true; throw e
       case NonFatal(e) =>
-        RowDeletions.discard(store, changes)
+        RowDeletions.discard(store, rebase.fold(changes)(_.changes))
         throw e
     } finally commitNanos += System.nanoTime() - started
   }

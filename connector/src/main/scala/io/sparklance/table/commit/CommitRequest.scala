@@ -20,12 +20,14 @@ object AppTransaction {
   val ConfigPrefix = "spark-lance.txn."
 }
 
+/** `rebase`: how a Delete or Update rebases over another's deletions in its fragments (None: it cannot). */
 final case class CommitRequest(
     readVersion: Option[Long],
     operation: Operation,
     properties: Map[String, String] = Map.empty,
     appTransaction: Option[AppTransaction] = None,
-    newTable: Option[NewTable] = None)
+    newTable: Option[NewTable] = None,
+    rebase: Option[DeletionRebase] = None)
 
 /** `duplicate`: the AppTransaction was already committed and nothing was done. */
 final case class CommitOutcome(version: Long, attempts: Int, duplicate: Boolean)

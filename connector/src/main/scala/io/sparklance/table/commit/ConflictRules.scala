@@ -8,7 +8,9 @@ import io.sparklance.table.commit.Operation._
 // (upsert_key_conflict, modifies_same_metadata). Where a Rust rule needs what only the
 // committing process knows (the rows a delete affected, an in-memory fragment-reuse index,
 // MemWAL index details), these rules take the answer Rust gives without it: a retryable
-// conflict, never a silent rebase.
+// conflict, never a silent rebase. The rows a delete or update deleted are the committer's to
+// know: two of them in the same fragments get RebaseDeletions, which it turns into a rebase
+// when it has those rows ([[DeletionRebase]]) and into a retryable conflict when it has not.
 
 /** What a transaction already committed means for ours. */
 sealed trait Verdict
@@ -19,6 +21,12 @@ object Verdict {
   final case class Retryable(why: String) extends Verdict
   /** The two cannot both apply. */
   final case class Incompatible(why: String) extends Verdict
+
+  /**
+   * Both deleted rows of the same fragments: ours applies if it can be rebased with the rows it
+   * deleted in hand (conflict_resolver.rs, rebase of deletion vectors), else it is retryable.
+   */
+  final case class RebaseDeletions(why: String) extends Verdict
 }
 
 /**
@@ -124,7 +132,9 @@ object ConflictRules {
       case u: Update => (u.updatedFragments.map(_.id) ++ u.removedFragmentIds).toSet
       case _ => Set.empty[Long]
     }
-    overlapping(s"the ${t.name} changed rows of fragments this transaction changes")(modified(m), theirs)
+    val shared = modified(m).intersect(theirs)
+    if (shared.isEmpty) Compatible
+    else RebaseDeletions(s"the ${t.name} changed rows of fragments this transaction changes (fragments ${shared.toSeq.sorted.mkString(", ")})")
   }
 
   private def shardsConflict(committed: Seq[(String, Long)], mine: Seq[(String, Long)]): Verdict =

@@ -49,8 +49,9 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
     val uuid = UUID.randomUUID().toString
     val properties = request.properties ++ request.appTransaction.map(a => a.configKey -> a.version.toString)
     val backoff = new SlotBackoff(options.maxBackoffMillis)
-    val checked = new TransactionsSeen
+    val checked = new TransactionsSeen(request.rebase)
     var readVersion = request.readVersion
+    var mine = request.operation
     var attempt = 0
     val started = System.nanoTime()
     while (true) {
@@ -76,8 +77,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
         case (Some(r), _) =>
           val latestV = base.fold(throw Errors.notADataset(table, "its _versions/ folder holds no manifests"))(_._1.version)
           if (latestV < r) throw Errors.versionNotFound(table, r, Seq(latestV))
-          checked.checkUpTo(r, latestV, request.operation, manifests)
-          (request.operation, None)
+          mine = checked.checkUpTo(r, latestV, mine, manifests)
+          (mine, None)
       }
       val read = base.fold(0L)(_._1.version)
       val txn = Transaction(read, uuid, operation, properties)
@@ -152,26 +153,36 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
       }
     }
 
-  /** The transactions committed after a read version, each checked once against ours. */
-  private final class TransactionsSeen {
+  /**
+   * The transactions committed after a read version, each checked once against ours, which
+   * comes back rebased where a deletion rebase applied.
+   */
+  private final class TransactionsSeen(rebase: Option[DeletionRebase]) {
     private var upTo = -1L
 
     /** `names`: the attempt's listing of `_versions/`, which holds every version up to `latest`. */
-    def checkUpTo(read: Long, latest: Long, mine: Operation, names: Map[Long, String]): Unit = {
+    def checkUpTo(read: Long, latest: Long, operation: Operation, names: Map[Long, String]): Operation = {
+      var mine = operation
       val from = math.max(read, upTo) + 1
       (from to latest).foreach { v =>
-        val (m, bytes) = load(v, names.getOrElse(v, throw Errors.versionNotFound(table, v, names.keys.toSeq.sorted)))
+        val name = names.getOrElse(v, throw Errors.versionNotFound(table, v, names.keys.toSeq.sorted))
+        val (m, bytes) = load(v, name)
         val theirs = transactionOf(m, bytes).getOrElse(throw Errors.commitConflict(table, mine.name, read, "commit", v,
           "(none recorded)", "that version records no transaction, so whether this one still applies cannot be decided", retryable = false))
+        def conflict(why: String, retryable: Boolean) =
+          Errors.commitConflict(table, mine.name, read, theirs.operation.name, v, theirs.uuid, why, retryable)
         ConflictRules.check(mine, theirs.operation) match {
           case Verdict.Compatible => ()
-          case Verdict.Retryable(why) =>
-            throw Errors.commitConflict(table, mine.name, read, theirs.operation.name, v, theirs.uuid, why, retryable = true)
-          case Verdict.Incompatible(why) =>
-            throw Errors.commitConflict(table, mine.name, read, theirs.operation.name, v, theirs.uuid, why, retryable = false)
+          case Verdict.Retryable(why) => throw conflict(why, retryable = true)
+          case Verdict.Incompatible(why) => throw conflict(why, retryable = false)
+          case Verdict.RebaseDeletions(why) =>
+            val at = Snapshot(table, Paths.join(versionsDir, name), m)
+            mine = rebase.getOrElse(throw conflict(why, retryable = true)).rebase(mine, theirs.operation, at)
+              .fold(cannot => throw conflict(s"$why, and $cannot", retryable = true), identity)
         }
         upTo = v
       }
+      mine
     }
   }
 

@@ -9,6 +9,7 @@ import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.storage.{ObjectStore, Paths, PutResult}
 import io.sparklance.table.{DeletionFile, DeletionFileType, DeletionVector, FileLocations, Fragment, Snapshot}
+import io.sparklance.table.commit.{DeletionRebase, Operation}
 import io.sparklance.util.Errors
 
 // Spec: lance-format/lance rust/lance-table/src/io/deletion.rs (write_deletion_file) and
@@ -69,5 +70,57 @@ object RowDeletions {
   def discard(store: ObjectStore, changes: Seq[FragmentChange]): Unit = changes.foreach {
     case FragmentChange.Updated(_, path) => try store.delete(path) catch { case NonFatal(_) => () }
     case _ => ()
+  }
+}
+
+/**
+ * The rebase of a Delete or Update that deleted the offsets `affected` (by fragment) at its read
+ * version, over another writer's Delete or Update of some of the same fragments (Lance's rule
+ * c1, conflict_resolver.rs): for each shared fragment, the other side must have kept it and its
+ * data files and deleted none of our rows; our deletion file is then written again over theirs
+ * (their deleted offsets and ours, read version = the version they made), and a fragment left
+ * without rows is removed. `changes` are the files this statement's commit may reference: the
+ * first ones, replaced as rebases write new ones (a replaced file is deleted at once).
+ */
+final class DeletedRows(store: ObjectStore, affected: Map[Long, RoaringBitmap], first: Seq[FragmentChange]) extends DeletionRebase {
+  private var current: Seq[FragmentChange] = first
+
+  /** The deletion changes the operation now holds. */
+  def changes: Seq[FragmentChange] = current
+
+  override def rebase(mine: Operation, theirs: Operation, at: Snapshot): Either[String, Operation] = {
+    def touched(op: Operation): (IndexedSeq[Fragment], IndexedSeq[Long]) = op match {
+      case d: Operation.Delete => (d.updatedFragments, d.deletedFragmentIds)
+      case u: Operation.Update => (u.updatedFragments, u.removedFragmentIds)
+      case other => throw new IllegalStateException(s"a ${other.name} has no deletions to rebase")
+    }
+    val (theirUpdated, theirRemoved) = touched(theirs)
+    val (myUpdated, myRemoved) = touched(mine)
+    val theirIds = (theirUpdated.map(_.id) ++ theirRemoved).toSet
+    val shared = (myUpdated.map(_.id) ++ myRemoved).filter(theirIds).sorted
+    val now = at.manifest.fragments.map(f => f.id -> f).toMap
+    val mineById = myUpdated.map(f => f.id -> f).toMap
+    shared.find(id => !now.contains(id)).map(id => Left(s"it removed fragment $id")).getOrElse {
+      shared.find(id => mineById.get(id).exists(_.files != now(id).files)).map(id => Left(s"it rewrote the data files of fragment $id"))
+        .getOrElse {
+          shared.find(id => RoaringBitmap.intersects(RowDeletions.existing(store, at, now(id)), affected.getOrElse(id, new RoaringBitmap())))
+            .map(id => Left(s"it deleted rows of fragment $id that this one deletes too")).getOrElse {
+              val rebased = shared.map(id => id -> RowDeletions.delete(store, at, now(id), affected.getOrElse(id, new RoaringBitmap()))).toMap
+              val (replaced, kept) = current.partition {
+                case FragmentChange.Updated(f, _) => rebased.contains(f.id)
+                case FragmentChange.Removed(id) => rebased.contains(id)
+              }
+              RowDeletions.discard(store, replaced)
+              current = kept ++ rebased.values
+              val updated = current.collect { case FragmentChange.Updated(f, _) => f }.toIndexedSeq.sortBy(_.id)
+              val removed = current.collect { case FragmentChange.Removed(id) => id }.toIndexedSeq.sorted
+              Right(mine match {
+                case d: Operation.Delete => d.copy(updatedFragments = updated, deletedFragmentIds = removed)
+                case u: Operation.Update => u.copy(updatedFragments = updated, removedFragmentIds = removed)
+                case other => other
+              })
+            }
+        }
+    }
   }
 }

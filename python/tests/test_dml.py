@@ -1,0 +1,105 @@
+"""DELETE, UPDATE and MERGE INTO from Spark SQL: pylance reads exactly the expected rows after
+each statement, on tables pylance wrote (deletion files included) and on ours; a DELETE that
+statistics decide runs no Spark job; a DELETE racing another process's appends loses nothing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import lance
+import pyarrow as pa
+import pytest
+
+WRITER = Path(__file__).with_name("writer_proc.py")
+
+
+def _rows(uri: str, columns=None) -> list[dict]:
+    return lance.dataset(uri).to_table(columns=columns).sort_by("id").to_pylist()
+
+
+@pytest.fixture()
+def pylance_table(spark, tmp_path):
+    """ids 0..29 in 3 fragments of 10, written by pylance, with rows 0-2 deleted by pylance."""
+    uri = str(tmp_path / "t.lance")
+    ids = pa.array(range(30), pa.int64())
+    lance.write_dataset(pa.table({"id": ids, "name": pa.array([f"n{i}" for i in range(30)])}), uri, max_rows_per_file=10)
+    lance.dataset(uri).delete("id < 3")
+    spark.sql(f"CREATE TABLE t USING lance LOCATION '{uri}'")
+    yield uri
+    spark.sql("DROP TABLE IF EXISTS t")
+
+
+def test_delete_update_merge_on_a_pylance_table(spark, pylance_table):
+    uri = pylance_table
+    spark.sql("DELETE FROM t WHERE id IN (5, 15, 16)")
+    expected = {i: f"n{i}" for i in range(3, 30) if i not in (5, 15, 16)}
+    assert {r["id"]: r["name"] for r in _rows(uri)} == expected
+    ds = lance.dataset(uri)
+    assert type(ds.get_transactions(1)[0].operation).__name__ == "Delete"
+    # pylance deletes more in a fragment whose deletion file we wrote.
+    ds.delete("id = 6")
+    del expected[6]
+    spark.sql("UPDATE t SET name = concat(name, '!') WHERE id >= 9 AND id <= 11")
+    for i in (9, 10, 11):
+        expected[i] += "!"
+    assert {r["id"]: r["name"] for r in _rows(uri)} == expected
+    assert type(lance.dataset(uri).get_transactions(1)[0].operation).__name__ == "Update"
+    spark.createDataFrame([(10, "m10"), (40, "m40")], "id long, name string").createOrReplaceTempView("src")
+    spark.sql("""MERGE INTO t USING src ON t.id = src.id
+                 WHEN MATCHED THEN UPDATE SET name = src.name WHEN NOT MATCHED THEN INSERT *""")
+    expected[10] = "m10"
+    expected[40] = "m40"
+    assert {r["id"]: r["name"] for r in _rows(uri)} == expected
+    assert sorted(r.id for r in spark.sql("SELECT id FROM t").collect()) == sorted(expected)
+    assert lance.dataset(uri).count_rows() == len(expected)
+
+
+def test_a_delete_statistics_decide_runs_no_job(spark, tmp_path):
+    uri = str(tmp_path / "z.lance")
+    lance.write_dataset(pa.table({"id": pa.array(range(1000), pa.int64())}), uri, max_rows_per_file=250)
+    lance.dataset(uri).create_scalar_index("id", "ZONEMAP")
+    spark.sql(f"CREATE TABLE z USING lance LOCATION '{uri}'")
+    try:
+        sc = spark.sparkContext
+        sc.setJobGroup("metadata-delete", "a DELETE answered from statistics")
+        spark.sql("DELETE FROM z WHERE id < 500")
+        assert sc.statusTracker().getJobIdsForGroup("metadata-delete") == []
+        sc.setJobGroup("row-level-delete", "a DELETE that reads rows")
+        spark.sql("DELETE FROM z WHERE id = 777")
+        assert sc.statusTracker().getJobIdsForGroup("row-level-delete") != []
+        sc.setLocalProperty("spark.jobGroup.id", None)
+        ds = lance.dataset(uri)
+        assert ds.to_table().column("id").to_pylist() == [i for i in range(500, 1000) if i != 777]
+        deletes = [t.operation for t in ds.get_transactions(2)]
+        assert [type(o).__name__ for o in deletes] == ["Delete", "Delete"]
+        assert sorted(deletes[1].deleted_fragment_ids) == [0, 1] and deletes[1].updated_fragments == []
+    finally:
+        spark.sql("DROP TABLE IF EXISTS z")
+
+
+def test_deletes_racing_another_process_appends_lose_nothing(spark, tmp_path):
+    """A writer process appends 8 times while this session deletes the even i of writer 0 three times."""
+    uri = str(tmp_path / "race.lance")
+    spark.range(50).selectExpr("0 AS writer", "-1 AS seq", "id AS i").write.format("lance").save(uri)
+    spark.sql(f"CREATE TABLE race USING lance LOCATION '{uri}'")
+    env = {"PYTHONPATH": ":".join(sys.path)}
+    writer = subprocess.Popen([sys.executable, str(WRITER), uri, "1", "8", "50"], stdout=subprocess.PIPE, text=True,
+                              stderr=subprocess.DEVNULL, env={**__import__("os").environ, **env})
+    try:
+        assert writer.stdout.readline().strip() == "ready"
+        for _ in range(3):
+            spark.sql("DELETE FROM race WHERE writer = 0 AND i % 2 = 0")
+            spark.sql(f"INSERT INTO race SELECT 0, 100, id FROM range(10)")
+        assert writer.wait(600) == 0
+    finally:
+        writer.kill()
+        spark.sql("DROP TABLE IF EXISTS race")
+    t = lance.dataset(uri).to_table()
+    rows = list(zip(t.column("writer").to_pylist(), t.column("seq").to_pylist(), t.column("i").to_pylist()))
+    assert sorted(r for r in rows if r[0] == 1) == sorted((1, s, i) for s in range(8) for i in range(50))
+    mine = [r for r in rows if r[0] == 0]
+    # The first two inserts' even rows were deleted by the following DELETE; the last insert's stay.
+    assert sorted(r for r in mine if r[1] == -1) == [(0, -1, i) for i in range(1, 50, 2)]
+    assert len([r for r in mine if r[1] == 100]) == 5 + 5 + 10
