@@ -103,3 +103,35 @@ def test_deletes_racing_another_process_appends_lose_nothing(spark, tmp_path):
     # The first two inserts' even rows were deleted by the following DELETE; the last insert's stay.
     assert sorted(r for r in mine if r[1] == -1) == [(0, -1, i) for i in range(1, 50, 2)]
     assert len([r for r in mine if r[1] == 100]) == 5 + 5 + 10
+
+
+def test_spark_and_pylance_deleting_rows_of_one_fragment_at_once_both_land(spark, tmp_path):
+    """Spark deletes the ids = 0 mod 4 and pylance the ids = 1 mod 4 of one fragment, 10 statements
+    each, at the same time: each side rebases its deletion file over the other's."""
+    import threading
+
+    uri = str(tmp_path / "both.lance")
+    lance.write_dataset(pa.table({"id": pa.array(range(1000), pa.int64())}), uri)
+    spark.sql(f"CREATE TABLE both_sides USING lance LOCATION '{uri}'")
+    errors: list[BaseException] = []
+
+    def pylance_deletes() -> None:
+        try:
+            for k in range(10):
+                lance.dataset(uri).delete(f"id >= {k * 100} AND id < {k * 100 + 100} AND id % 4 = 1")
+        except BaseException as e:  # noqa: BLE001 - reported by the assertion below
+            errors.append(e)
+
+    t = threading.Thread(target=pylance_deletes)
+    t.start()
+    try:
+        for k in range(10):
+            spark.sql(f"DELETE FROM both_sides WHERE id >= {k * 100} AND id < {k * 100 + 100} AND id % 4 = 0")
+    finally:
+        t.join()
+        spark.sql("DROP TABLE IF EXISTS both_sides")
+    assert not errors, errors
+    ds = lance.dataset(uri)
+    assert sorted(ds.to_table().column("id").to_pylist()) == [i for i in range(1000) if i % 4 in (2, 3)]
+    ops = [type(x.operation).__name__ for x in ds.get_transactions(20)]
+    assert ops == ["Delete"] * 20
