@@ -135,3 +135,26 @@ def test_spark_and_pylance_deleting_rows_of_one_fragment_at_once_both_land(spark
     assert sorted(ds.to_table().column("id").to_pylist()) == [i for i in range(1000) if i % 4 in (2, 3)]
     ops = [type(x.operation).__name__ for x in ds.get_transactions(20)]
     assert ops == ["Delete"] * 20
+
+
+def test_updated_rows_keep_their_stable_row_ids(spark, tmp_path):
+    uri = str(tmp_path / "stable.lance")
+    lance.write_dataset(pa.table({"id": pa.array(range(20), pa.int64()), "v": pa.array([0] * 20, pa.int64())}), uri,
+                        max_rows_per_file=10, enable_stable_row_ids=True)
+    before = lance.dataset(uri).to_table(with_row_id=True)
+    ids_before = dict(zip(before.column("id").to_pylist(), before.column("_rowid").to_pylist()))
+    spark.sql(f"CREATE TABLE stable USING lance LOCATION '{uri}'")
+    try:
+        spark.sql("UPDATE stable SET v = id * 10 WHERE id % 3 = 0")
+        spark.createDataFrame([(4, 44), (100, 1000)], "id long, v long").createOrReplaceTempView("s")
+        spark.sql("MERGE INTO stable USING s ON stable.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    finally:
+        spark.sql("DROP TABLE IF EXISTS stable")
+    after = lance.dataset(uri).to_table(with_row_id=True)
+    rows = {i: (v, r) for i, v, r in zip(after.column("id").to_pylist(), after.column("v").to_pylist(),
+                                          after.column("_rowid").to_pylist())}
+    assert {i: v for i, (v, _) in rows.items()} == {
+        **{i: (i * 10 if i % 3 == 0 else 0) for i in range(20)}, 4: 44, 100: 1000}
+    assert all(rows[i][1] == ids_before[i] for i in range(20)), "every old row kept its row id"
+    assert rows[100][1] not in ids_before.values()
+    assert len({r for _, r in rows.values()}) == 21

@@ -136,6 +136,12 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
         case MetadataColumn.RowAddress => "row address: fragment id << 32 | offset in the fragment"
         case MetadataColumn.FragmentId => "fragment id"
       }
+      // An updated row keeps its stable row id: Spark hands the id along with the row written
+      // again (DeltaWriter.reinsert) when the column asks to be preserved on reinsert.
+      override def metadataInJSON(): String = m match {
+        case MetadataColumn.RowId => s"""{"${SparkMetadataColumn.PRESERVE_ON_REINSERT}":true}"""
+        case _ => null
+      }
     }: SparkMetadataColumn
   }.toArray
 

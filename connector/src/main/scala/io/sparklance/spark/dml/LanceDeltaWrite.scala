@@ -53,7 +53,7 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
   private val where = WritePlan.where(snapshot.root)
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory =
-    LanceDeltaWriterFactory(rows.map(LanceWrite.writerFactory(table, _)))
+    LanceDeltaWriterFactory(rows.map(LanceWrite.writerFactory(table, _)), rows.exists(_.stableRowIds))
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
     val ms = messages.iterator.collect { case m: DeltaCommitMessage => m }.toIndexedSeq

@@ -12,6 +12,7 @@ import org.roaringbitmap.RoaringBitmap
 import io.sparklance.spark.LanceSparkException
 import io.sparklance.spark.write.{LanceDataWriter, LanceDataWriterFactory}
 import io.sparklance.table.Fragment
+import io.sparklance.table.write.MovedRows
 
 /**
  * What one task of a DELETE, UPDATE or MERGE did: the rows it deleted, by fragment (offsets as
@@ -39,10 +40,14 @@ object DeltaCommitMessage {
   }
 }
 
-/** The executors' writers of a row-level operation: rows to write (none for a DELETE) go through the append writer. */
-final case class LanceDeltaWriterFactory(rows: Option[LanceDataWriterFactory]) extends DeltaWriterFactory {
+/**
+ * The executors' writers of a row-level operation: rows to write (none for a DELETE) go through
+ * the append writer. `keepRowIds`: the table has stable row ids, which updated rows keep (Spark
+ * hands each with its `_rowid` as the first metadata value).
+ */
+final case class LanceDeltaWriterFactory(rows: Option[LanceDataWriterFactory], keepRowIds: Boolean) extends DeltaWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] =
-    LanceSparkException.boundary(new LanceDeltaWriter(rows))
+    LanceSparkException.boundary(new LanceDeltaWriter(rows, keepRowIds))
 }
 
 /**
@@ -51,9 +56,12 @@ final case class LanceDeltaWriterFactory(rows: Option[LanceDataWriterFactory]) e
  * rows are deleted and written again (Lance's Update with REWRITE_ROWS), inserted rows written.
  * Deletions are only collected here; the driver writes the deletion files when it commits.
  */
-final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory]) extends DeltaWriter[InternalRow] {
+final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory], keepRowIds: Boolean) extends DeltaWriter[InternalRow] {
   private val deleted = mutable.LongMap.empty[RoaringBitmap]
   private val written = rows.map(new LanceDataWriter(_))
+  // Updated rows of a table with stable row ids, in fragments of their own that keep their ids.
+  private val moved = rows.filter(_ => keepRowIds).map(new LanceDataWriter(_))
+  private val movedIds = new mutable.ArrayBuilder.ofLong
 
   override def delete(metadata: InternalRow, id: InternalRow): Unit = {
     val address = id.getLong(0)
@@ -68,14 +76,27 @@ final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory]) extends Delta
   override def insert(row: InternalRow): Unit =
     written.getOrElse(throw new IllegalStateException("a DELETE writes no rows")).write(row)
 
+  /** An updated row written again: with its row id, where the table keeps them. */
+  override def reinsert(metadata: InternalRow, row: InternalRow): Unit = moved match {
+    case Some(w) =>
+      movedIds += metadata.getLong(0)
+      w.write(row)
+    case None => insert(row)
+  }
+
   override def commit(): WriterCommitMessage = {
-    val fragments = written.fold(IndexedSeq.empty[Fragment])(_.commit().fragments)
+    val fragments = written.fold(IndexedSeq.empty[Fragment])(_.commit().fragments) ++
+      moved.fold(IndexedSeq.empty[Fragment])(w => MovedRows.withRowIds(w.commit().fragments, movedIds.result()))
     DeltaCommitMessage(deleted.iterator.map { case (f, b) => f -> DeltaCommitMessage.bytes(b) }.toMap, fragments)
   }
 
-  override def abort(): Unit = written.foreach(_.abort())
+  override def abort(): Unit = { written.foreach(_.abort()); moved.foreach(_.abort()) }
 
-  override def currentMetricsValues(): Array[CustomTaskMetric] = written.fold(Array.empty[CustomTaskMetric])(_.currentMetricsValues())
+  override def currentMetricsValues(): Array[CustomTaskMetric] = {
+    val all = (written ++ moved).map(_.currentMetricsValues())
+    if (all.isEmpty) Array.empty
+    else all.reduce((a, b) => a.zip(b).map { case (x, y) => io.sparklance.spark.LanceMetrics.task(x.name(), x.value() + y.value()) })
+  }
 
-  override def close(): Unit = written.foreach(_.close())
+  override def close(): Unit = { written.foreach(_.close()); moved.foreach(_.close()) }
 }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.{LanceScanBuilder, LanceTable}
-import io.sparklance.table.MetadataColumn
+import io.sparklance.table.{FeatureFlags, MetadataColumn}
 
 /**
  * DELETE, UPDATE and MERGE INTO a Lance table, the Lance way: rows are addressed by `_rowaddr`
@@ -32,8 +32,13 @@ final class LanceRowLevelOperation(table: LanceTable, command: Command) extends 
 
   override def rowId(): Array[NamedReference] = Array(Expressions.column(MetadataColumn.RowAddress.name))
 
-  // An updated row moves to a new fragment: Spark hands it as a delete and an insert.
+  // An updated row moves to a new fragment: Spark hands it as a delete and a reinsert.
   override def representUpdateAsDeleteAndInsert(): Boolean = true
+
+  /** On a table with stable row ids an updated row keeps its id: Spark passes `_rowid` along with it. */
+  override def requiredMetadataAttributes(): Array[NamedReference] =
+    if ((table.snapshot.manifest.readerFeatureFlags & FeatureFlags.StableRowIds) != 0) Array(Expressions.column(MetadataColumn.RowId.name))
+    else Array.empty
 
   override def newWriteBuilder(info: LogicalWriteInfo): DeltaWriteBuilder = new DeltaWriteBuilder {
     override def build(): DeltaWrite = LanceDeltaWrite.plan(table, command, info, scan.map(_.pushedSql).getOrElse(""))

@@ -89,6 +89,30 @@ object RowIdCodec {
       .build().toByteArray
 
   /**
+   * A RowIdSequence of `ids` in row order: one range when they are consecutive, else one array
+   * of u32 offsets from the smallest id (u64 values when they span more), as Rust's
+   * `U64Segment::from_slice` chooses for rows moved by an update (rust/lance-table/src/rowids/segment.rs).
+   */
+  def encodeIds(ids: Array[Long]): Array[Byte] = {
+    if (ids.isEmpty) return RowIdProtos.RowIdSequence.getDefaultInstance.toByteArray
+    if (ids.indices.forall(i => ids(i) == ids(0) + i)) return encodeRange(ids(0), ids(0) + ids.length)
+    val min = ids.min
+    val array =
+      if (ids.max - min <= 0xffffffffL) {
+        val b = ByteBuffer.allocate(ids.length * 4).order(ByteOrder.LITTLE_ENDIAN)
+        ids.foreach(id => b.putInt((id - min).toInt))
+        EncodedU64Array.newBuilder().setU32Array(EncodedU64Array.U32Array.newBuilder().setBase(min)
+          .setOffsets(com.google.protobuf.ByteString.copyFrom(b.array())))
+      } else {
+        val b = ByteBuffer.allocate(ids.length * 8).order(ByteOrder.LITTLE_ENDIAN)
+        ids.foreach(b.putLong)
+        EncodedU64Array.newBuilder().setU64Array(EncodedU64Array.U64Array.newBuilder()
+          .setValues(com.google.protobuf.ByteString.copyFrom(b.array())))
+      }
+    RowIdProtos.RowIdSequence.newBuilder().addSegments(U64Segment.newBuilder().setArray(array)).build().toByteArray
+  }
+
+  /**
    * A RowDatasetVersionSequence giving every one of `rows` rows the version `version`: one
    * run spanning positions [0, rows), as `RowDatasetVersionSequence::from_uniform_row_count`
    * (rust/lance-table/src/rowids/version.rs).
