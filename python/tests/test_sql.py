@@ -111,3 +111,27 @@ def test_lance_catalog_serves_the_datasets_under_its_warehouse(spark, tmp_path):
     assert _pylance_rows(str(wh / "ns" / "copy.lance")) == [{"id": i * 10} for i in (1, 2, 3, 4)]
     spark.sql("DROP TABLE lc.ns.copy")
     assert not (wh / "ns" / "copy.lance").exists()
+
+
+def test_alter_table_is_metadata_only_and_pylance_sees_it(spark, clean, tmp_path):
+    uri = str(tmp_path / "alter.lance")
+    lance.write_dataset(pa.table({"id": pa.array([1, 2], pa.int64()), "x": pa.array([10, 20], pa.int64()),
+                                  "s": pa.array(["a", "b"])}), uri)
+    spark.sql(f"CREATE TABLE alt USING lance LOCATION '{uri}'")
+    files = {f.path for frag in lance.dataset(uri).get_fragments() for f in frag.metadata.files}
+    spark.sql("ALTER TABLE alt ADD COLUMNS (score DOUBLE)")
+    spark.sql("INSERT INTO alt VALUES (3, 30, 'c', 0.5)")
+    spark.sql("ALTER TABLE alt DROP COLUMN x")
+    spark.sql("ALTER TABLE alt RENAME COLUMN s TO name")
+    spark.sql("ALTER TABLE alt SET TBLPROPERTIES ('owner.team' = 'data')")
+    ds = lance.dataset(uri)
+    assert ds.schema.names == ["id", "name", "score"]
+    assert _pylance_rows(uri) == [{"id": 1, "name": "a", "score": None}, {"id": 2, "name": "b", "score": None},
+                                  {"id": 3, "name": "c", "score": 0.5}]
+    assert ds.config()["owner.team"] == "data"
+    assert files <= {f.path for frag in ds.get_fragments() for f in frag.metadata.files}, "old data files kept as they were"
+    ops = [type(t.operation).__name__ for t in ds.get_transactions(5)]
+    assert ops == ["UpdateConfig", "Project", "Project", "Append", "Merge"]
+    # pylance adds a column after ours: ids stay distinct, values right.
+    ds.add_columns({"twice": "id * 2"})
+    assert [r.twice for r in spark.sql("SELECT twice FROM alt ORDER BY id").collect()] == [2, 4, 6]

@@ -152,8 +152,11 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
 
   private def withOptions(spec: TableSpec): TableSpec = spec.copy(options = options ++ spec.options)
 
-  override def alterTable(ident: Identifier, changes: TableChange*): Table =
-    throw LanceSparkException(Errors.unsupported(s"ALTER TABLE (${changes.map(_.getClass.getSimpleName).distinct.mkString(", ")})", quoted(ident)))
+  override def alterTable(ident: Identifier, changes: TableChange*): Table = LanceSparkException.boundary {
+    val location = existing(ident).getOrElse(throw new NoSuchTableException(ident))
+    AlterLanceTable(LanceTables.load(entry(ident, location)), changes)
+    LanceTables.load(entry(ident, location))
+  }
 
   /** Deletes a warehouse table's folder; a table named by path loses nothing (it has no name to lose). */
   override def dropTable(ident: Identifier): Boolean = existing(ident) match {

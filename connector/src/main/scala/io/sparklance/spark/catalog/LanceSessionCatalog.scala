@@ -120,15 +120,12 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
     }
   }
 
-  /**
-   * The built-in catalog would change the metastore's (empty) schema of a Lance table and not
-   * the table: ALTER TABLE is refused by name for Lance tables until Lance's own schema changes
-   * back it.
-   */
+  /** ALTER TABLE of a Lance table changes the Lance table ([[AlterLanceTable]]), not the metastore's entry. */
   override def alterTable(ident: Identifier, changes: TableChange*): Table =
-    if (entryOf(ident, super.loadTable(ident)).isEmpty) super.alterTable(ident, changes: _*)
-    else throw LanceSparkException(Errors.unsupported(
-      s"ALTER TABLE (${changes.map(_.getClass.getSimpleName).distinct.mkString(", ")}) on a Lance table", quoted(ident)))
+    entryOf(ident, super.loadTable(ident)) match {
+      case None => super.alterTable(ident, changes: _*)
+      case Some(e) => LanceSparkException.boundary { AlterLanceTable(LanceTables.load(e), changes); LanceTables.load(e) }
+    }
 
   /**
    * Where a new table goes and what the catalog will record: its LOCATION (external), or the

@@ -65,6 +65,10 @@ object LanceTables {
     table
   }
 
+  /** The latest version of the table `table` names (after a commit of its own). */
+  def reload(table: LanceTable): LanceTable =
+    load(table.entry.getOrElse(throw new IllegalStateException("only catalog tables are reloaded")))
+
   /**
    * `VERSION AS OF v`: a number is a version, anything else a tag name (pylance's
    * `checkout_version` takes either too).

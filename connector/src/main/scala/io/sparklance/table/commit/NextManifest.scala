@@ -4,7 +4,7 @@ import java.time.Instant
 
 import io.sparklance.format.FileVersion
 import io.sparklance.table.{FeatureFlags, Fragment, Manifest, RowIdSource, WriterVersion}
-import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Overwrite, Update}
+import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Merge, Overwrite, Project, Update, UpdateConfig}
 import io.sparklance.table.proto.{ManifestCodec, ManifestMessage, RowIdCodec}
 import io.sparklance.util.Errors
 
@@ -75,6 +75,27 @@ object NextManifest {
         val b = base.getOrElse(throw new IllegalStateException("a CreateIndex needs an existing table"))
         val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
         finish(ManifestCodec.replaceIndices(b, removed.map(_.uuid).toSet, added), version, b.maxFragmentId, ctx, stable)
+      case Merge(fragments, schema, _) =>
+        // Columns added: the new schema and the whole fragment list, as the merge wrote it.
+        val b = base.getOrElse(throw new IllegalStateException("a Merge needs an existing table"))
+        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+        finish(b.copy(schema = schema, fragments = fragments.sortBy(_.id)), version, b.maxFragmentId, ctx, stable)
+      case Project(schema, _) =>
+        // Columns removed or renamed: the data files keep them, the schema no longer names the
+        // removed ones, and indices on a removed column go (rust/lance/src/dataset/transaction.rs, Project).
+        val b = base.getOrElse(throw new IllegalStateException("a Project needs an existing table"))
+        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+        val kept = schema.flatFields.map(_.id).toSet
+        val gone = b.indices.filterNot(_.fields.forall(kept)).map(_.uuid).toSet
+        finish(ManifestCodec.replaceIndices(b.copy(schema = schema), gone, Nil), version, b.maxFragmentId, ctx, stable)
+      case UpdateConfig(config, _, _, _) =>
+        val b = base.getOrElse(throw new IllegalStateException("an UpdateConfig needs an existing table"))
+        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+        val updated = config.fold(b.config) { u =>
+          val start = if (u.replace) Map.empty[String, String] else b.config
+          u.entries.foldLeft(start) { case (c, (k, v)) => v.fold(c - k)(c.updated(k, _)) }
+        }
+        finish(b.copy(config = updated), version, b.maxFragmentId, ctx, stable)
       case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
     }
   }

@@ -50,14 +50,23 @@ object Operation {
   final case class Rewrite(groups: IndexedSeq[RewriteGroup]) extends Operation
   final case class RewriteGroup(oldFragmentIds: IndexedSeq[Long], newFragmentIds: IndexedSeq[Long])
 
-  /** Columns added: the whole new fragment list and schema (field ids of the schema kept). */
-  final case class Merge(fragmentIds: IndexedSeq[Long], schemaFieldIds: Set[Int], preservesNullability: Boolean) extends Operation
+  /**
+   * Columns added: the whole new fragment list and schema (field ids of the schema kept). An
+   * ADD COLUMNS that writes no data keeps every fragment as it is: readers fill the new columns
+   * with nulls where a fragment has no file for them.
+   */
+  final case class Merge(fragments: IndexedSeq[Fragment], schema: LanceSchema, preservesNullability: Boolean) extends Operation {
+    def fragmentIds: IndexedSeq[Long] = fragments.map(_.id)
+    def schemaFieldIds: Set[Int] = schema.flatFields.map(_.id).toSet
+  }
 
   final case class Restore(version: Long) extends Operation
   final case class ReserveFragments(count: Int) extends Operation
 
-  /** Columns removed or renamed: the new schema's field ids. */
-  final case class Project(schemaFieldIds: Set[Int], preservesNullability: Boolean) extends Operation
+  /** Columns removed or renamed: the new schema (data files untouched). */
+  final case class Project(schema: LanceSchema, preservesNullability: Boolean) extends Operation {
+    def schemaFieldIds: Set[Int] = schema.flatFields.map(_.id).toSet
+  }
 
   /**
    * Config, table metadata, schema metadata or field metadata changed. Each map update is

@@ -61,7 +61,8 @@ object TransactionCodec {
       Rewrite(groups.map { case (o, n) => RewriteGroup(o.asScala.map(_.getId).toIndexedSeq, n.asScala.map(_.getId).toIndexedSeq) })
     case Pb.OperationCase.MERGE =>
       val m = t.getMerge
-      Merge(m.getFragmentsList.asScala.map(_.getId).toIndexedSeq, m.getSchemaList.asScala.map(_.getId).toSet, m.getPreservesNullability)
+      Merge(fragments(m.getFragmentsList, where), FileMetadataCodec.schema(m.getSchemaList.asScala.toSeq, m.getSchemaMetadataMap, where),
+        m.getPreservesNullability)
     case Pb.OperationCase.RESTORE => Restore(t.getRestore.getVersion)
     case Pb.OperationCase.RESERVE_FRAGMENTS => ReserveFragments(t.getReserveFragments.getNumFragments)
     case Pb.OperationCase.UPDATE =>
@@ -71,7 +72,8 @@ object TransactionCodec {
         u.hasInsertedRows, shards(u.getCompactedSstablesList))
     case Pb.OperationCase.PROJECT =>
       val p = t.getProject
-      Project(p.getSchemaList.asScala.map(_.getId).toSet, p.getPreservesNullability)
+      Project(FileMetadataCodec.schema(p.getSchemaList.asScala.toSeq, java.util.Map.of[String, ByteString](), where),
+        p.getPreservesNullability)
     case Pb.OperationCase.UPDATE_CONFIG =>
       val c = t.getUpdateConfig
       // The deprecated forms (1-4) read as the current ones, as Rust's TryFrom does.
@@ -116,9 +118,9 @@ object TransactionCodec {
 
   /**
    * The serialized Transaction of `t`, built on the message it was parsed from (if any), so
-   * that what the view does not model is kept. Append, Overwrite, and a new CreateIndex, Delete
-   * or Update (rows rewritten) are built from the view; the other operations are only ever
-   * re-encoded from their message.
+   * that what the view does not model is kept. Append, Overwrite, and a new CreateIndex, Delete,
+   * Update (rows rewritten), Merge, Project or UpdateConfig (table config) are built from the
+   * view; the other operations are only ever re-encoded from their message.
    */
   def encode(t: Transaction): Array[Byte] = {
     val raw = t.message.map(_.transaction)
@@ -164,6 +166,31 @@ object TransactionCodec {
           .addAllNewFragments(u.newFragments.map(ManifestCodec.encodeFragment(_, None)).asJava)
           .addAllFieldsModified(u.fieldsModified.map(java.lang.Integer.valueOf).asJava)
           .setUpdateMode(Pb.UpdateMode.REWRITE_ROWS))
+      case m: Merge if raw.isEmpty =>
+        val mb = Pb.Merge.newBuilder()
+          .addAllFragments(m.fragments.map(ManifestCodec.encodeFragment(_, None)).asJava)
+          .addAllSchema(m.schema.flatFields.map(FileMetadataCodec.buildField).asJava)
+          .setPreservesNullability(m.preservesNullability)
+        m.schema.metadata.foreach { case (k, v) => mb.putSchemaMetadata(k, ByteString.copyFromUtf8(v)) }
+        b.setMerge(mb)
+      case p: Project if raw.isEmpty =>
+        b.setProject(Pb.Project.newBuilder()
+          .addAllSchema(p.schema.flatFields.map(FileMetadataCodec.buildField).asJava)
+          .setPreservesNullability(p.preservesNullability))
+      case c: UpdateConfig if raw.isEmpty =>
+        if (c.tableMetadata.isDefined || c.schemaMetadata.isDefined || c.fieldMetadata.nonEmpty)
+          throw new IllegalStateException("this writer commits UpdateConfig of the table config only")
+        val cb = Pb.UpdateConfig.newBuilder()
+        c.config.foreach { u =>
+          val ub = Pb.UpdateMap.newBuilder().setReplace(u.replace)
+          u.entries.toSeq.sortBy(_._1).foreach { case (k, v) =>
+            val eb = Pb.UpdateMapEntry.newBuilder().setKey(k)
+            v.foreach(eb.setValue)
+            ub.addUpdateEntries(eb)
+          }
+          cb.setConfigUpdates(ub)
+        }
+        b.setUpdateConfig(cb)
       case CreateIndex(added, removed) if raw.isEmpty =>
         b.setCreateIndex(Pb.CreateIndex.newBuilder()
           .addAllNewIndices(added.map(ManifestCodec.buildIndex).asJava)

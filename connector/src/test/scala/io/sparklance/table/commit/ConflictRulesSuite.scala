@@ -3,7 +3,7 @@ package io.sparklance.table.commit
 import org.roaringbitmap.RoaringBitmap
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.format.LanceSchema
+import io.sparklance.format.{LanceField, LanceSchema}
 import io.sparklance.table.{BasePath, Fragment, IndexMetadata}
 import io.sparklance.table.commit.Operation._
 import io.sparklance.table.commit.Verdict._
@@ -25,8 +25,9 @@ class ConflictRulesSuite extends AnyFunSuite {
   private val createIndex = CreateIndex(IndexedSeq(index("a_idx", Seq(0), Some(Seq(1, 2)))), IndexedSeq.empty)
   private def config(entries: (String, Option[String])*) = UpdateConfig(Some(MapUpdate(entries.toMap, replace = false)), None, None, Map.empty)
   private val memWal = UpdateMemWalState(IndexedSeq("s1" -> 3L))
-  private val project = Project(Set(0, 1), preservesNullability = true)
-  private val merge = Merge(IndexedSeq(1, 2), Set(0, 1, 2), preservesNullability = true)
+  private def schema(ids: Int*) = LanceSchema(ids.map(i => LanceField(i, s"c$i", "int32", nullable = true, Map.empty, IndexedSeq.empty)).toIndexedSeq, Map.empty)
+  private val project = Project(schema(0, 1), preservesNullability = true)
+  private val merge = Merge(IndexedSeq(frag(1), frag(2)), schema(0, 1, 2), preservesNullability = true)
 
   private val everything: Seq[Operation] = Seq(append, overwrite, delete(1), update(1), createIndex, rewrite(1), merge, Restore(1),
     ReserveFragments(2), project, config("k" -> Some("v")), DataReplacement(IndexedSeq(1L -> IndexedSeq(0))), memWal,
@@ -39,7 +40,7 @@ class ConflictRulesSuite extends AnyFunSuite {
     val bad = everything.filter(t => ConflictRules.check(append, t) != Compatible).map(_.name).toSet
     assert(bad == Set("Overwrite", "Restore", "UpdateMemWalState"))
     assert(everything.filter(t => incompatible(ConflictRules.check(append, t))).map(_.name).toSet == bad)
-    assert(retryable(ConflictRules.check(append, Project(Set(0), preservesNullability = false))))
+    assert(retryable(ConflictRules.check(append, Project(schema(0), preservesNullability = false))))
     assert(retryable(ConflictRules.check(append, merge.copy(preservesNullability = false))))
     assert(incompatible(ConflictRules.check(append, Unknown(116))))
   }
@@ -76,7 +77,7 @@ class ConflictRulesSuite extends AnyFunSuite {
     assert(ConflictRules.check(update(1), memWal) == Compatible)
     assert(retryable(ConflictRules.check(update(1), DataOverlay(IndexedSeq(1)))))
     // A nullability change retries against an update too.
-    assert(retryable(ConflictRules.check(update(1), Project(Set(0), preservesNullability = false))))
+    assert(retryable(ConflictRules.check(update(1), Project(schema(0), preservesNullability = false))))
   }
 
   test("CreateIndex: same names, rewritten covered fragments, replaced indexed columns retry") {
@@ -135,7 +136,7 @@ class ConflictRulesSuite extends AnyFunSuite {
     assert(ConflictRules.check(mine, delete(1)) == Compatible)
     assert(retryable(ConflictRules.check(mine, update(1))))
     assert(ConflictRules.check(mine, update(1).copy(newFragments = IndexedSeq.empty, fieldsModified = IndexedSeq(4))) == Compatible)
-    assert(incompatible(ConflictRules.check(mine, Project(Set(1), preservesNullability = true))))
+    assert(incompatible(ConflictRules.check(mine, Project(schema(1), preservesNullability = true))))
     assert(retryable(ConflictRules.check(mine, DataReplacement(IndexedSeq(1L -> IndexedSeq(0, 2))))))
     assert(ConflictRules.check(mine, DataReplacement(IndexedSeq(2L -> IndexedSeq(0)))) == Compatible)
     assert(retryable(ConflictRules.check(mine, createIndex)) && retryable(ConflictRules.check(mine, rewrite(1))))

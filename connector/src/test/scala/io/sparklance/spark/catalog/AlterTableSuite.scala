@@ -1,0 +1,72 @@
+package io.sparklance.spark.catalog
+
+import java.io.File
+
+import org.apache.spark.sql.{AnalysisException, Row}
+import org.scalatest.BeforeAndAfterEach
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
+import io.sparklance.table.Snapshot
+import io.sparklance.testutil.LocalSpark
+import io.sparklance.util.LanceException
+
+/** ALTER TABLE on Lance tables: metadata-only Merge, Project and UpdateConfig commits; no data file rewritten. */
+class AlterTableSuite extends AnyFunSuite with LocalSpark with BeforeAndAfterEach {
+
+  override protected def afterEach(): Unit = {
+    spark.sessionState.catalog.listTables("default").foreach(t => spark.sql(s"DROP TABLE IF EXISTS ${t.quotedString}"))
+    super.afterEach()
+  }
+
+  private def store = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConf()).create()
+  private def location(table: String): String =
+    new File(spark.sessionState.catalog.getTableMetadata(spark.sessionState.sqlParser.parseTableIdentifier(table)).location).getPath
+  private def snapshot(table: String): Snapshot = Snapshot.open(store, location(table), None)
+  private def rows(sql: String): Seq[Row] = spark.sql(sql).collect().toSeq
+  private def dataFiles(table: String): Set[String] = new File(location(table), "data").list().toSet
+
+  private def lanceError(f: => Any): LanceException = {
+    val t = intercept[Throwable](f)
+    Iterator.iterate(t)(_.getCause).takeWhile(_ != null).collectFirst { case e: LanceException => e }
+      .getOrElse(fail(s"expected a LanceException, got $t", t))
+  }
+
+  test("ADD COLUMNS adds nullable columns without rewriting data; new rows carry them") {
+    spark.sql("CREATE TABLE a USING lance AS SELECT id, CAST(id AS STRING) AS s FROM range(3)")
+    val files = dataFiles("a")
+    spark.sql("ALTER TABLE a ADD COLUMNS (score DOUBLE COMMENT 'points', tags ARRAY<STRING>)")
+    assert(dataFiles("a") == files, "no data file written")
+    assert(spark.table("a").schema.fieldNames.toSeq == Seq("id", "s", "score", "tags"))
+    assert(snapshot("a").manifest.schema.flatFields.map(_.id) == Seq(0, 1, 2, 3, 4), "new ids after the old ones (tags has an item field)")
+    spark.sql("INSERT INTO a VALUES (9, 'nine', 1.5, array('x'))")
+    assert(rows("SELECT id, score, tags FROM a ORDER BY id") ==
+      Seq(Row(0L, null, null), Row(1L, null, null), Row(2L, null, null), Row(9L, 1.5, Seq("x"))))
+    assert(lanceError(spark.sql("ALTER TABLE a ADD COLUMNS (n INT NOT NULL)")).errorClass == "LANCE_UNSUPPORTED_FEATURE")
+    assert(lanceError(spark.sql("ALTER TABLE a ADD COLUMNS (s2 INT FIRST)")).errorClass == "LANCE_UNSUPPORTED_FEATURE")
+  }
+
+  test("DROP and RENAME COLUMN are a Project: data kept, and a column added later never shows a dropped one's values") {
+    spark.sql("CREATE TABLE p USING lance AS SELECT id, id * 10 AS x, 'k' AS k FROM range(3)")
+    val files = dataFiles("p")
+    spark.sql("ALTER TABLE p DROP COLUMN x")
+    spark.sql("ALTER TABLE p RENAME COLUMN k TO key")
+    assert(dataFiles("p") == files)
+    assert(rows("SELECT * FROM p ORDER BY id") == Seq(Row(0L, "k"), Row(1L, "k"), Row(2L, "k")))
+    spark.sql("ALTER TABLE p ADD COLUMNS (y BIGINT)")
+    assert(rows("SELECT y FROM p").forall(_.isNullAt(0)), "the new column does not reuse the dropped column's field id")
+    assert(rows("SELECT x FROM p VERSION AS OF 1 ORDER BY id") == Seq(Row(0L), Row(10L), Row(20L)))
+    intercept[AnalysisException](spark.sql("ALTER TABLE p ALTER COLUMN id TYPE INT")) // Spark refuses narrowing itself
+    assert(lanceError(spark.sql("ALTER TABLE p ALTER COLUMN id COMMENT 'the key'")).errorClass == "LANCE_UNSUPPORTED_FEATURE")
+    assert(lanceError(spark.sql("ALTER TABLE p DROP COLUMNS (id, key, y)")).errorClass == "LANCE_UNSUPPORTED_FEATURE")
+  }
+
+  test("SET and UNSET TBLPROPERTIES change the Lance table config") {
+    spark.sql("CREATE TABLE c (id BIGINT) USING lance TBLPROPERTIES ('a' = '1')")
+    spark.sql("ALTER TABLE c SET TBLPROPERTIES ('b' = '2', 'a' = '3')")
+    assert(snapshot("c").manifest.config.filter(_._1.length == 1) == Map("a" -> "3", "b" -> "2"))
+    spark.sql("ALTER TABLE c UNSET TBLPROPERTIES ('a')")
+    assert(snapshot("c").manifest.config.filter(_._1.length == 1) == Map("b" -> "2"))
+    assert(rows("SHOW TBLPROPERTIES c").map(r => r.getString(0) -> r.getString(1)).toMap.get("b").contains("2"))
+  }
+}
