@@ -102,9 +102,18 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
 
   override def loadTable(ident: Identifier, timestamp: Long): Table = load(ident, Some(LanceTables.timestampAsOf(timestamp)))
 
-  private def load(ident: Identifier, version: Option[(String, String)]): Table = {
-    val location = existing(ident).getOrElse(throw new NoSuchTableException(ident))
-    LanceSparkException.boundary(LanceTables.load(entry(ident, location), version))
+  private def load(ident: Identifier, version: Option[(String, String)]): Table = existing(ident) match {
+    case Some(location) => LanceSparkException.boundary(LanceTables.load(entry(ident, location), version))
+    case None =>
+      // `ns.t.history`, `ns.t.branch_dev`: a name below a table ([[TableSuffixes]]).
+      val below = ident.namespace() match {
+        case Array() => None
+        case ns if version.isEmpty =>
+          val parent = Identifier.of(ns.init, ns.last)
+          existing(parent).flatMap(l => TableSuffixes.resolve(entry(parent, l), ident.name()))
+        case _ => None
+      }
+      below.getOrElse(throw new NoSuchTableException(ident))
   }
 
   override def tableExists(ident: Identifier): Boolean = existing(ident).isDefined

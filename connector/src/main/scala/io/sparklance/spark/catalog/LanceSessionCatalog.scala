@@ -2,7 +2,7 @@ package io.sparklance.spark.catalog
 
 import java.util
 
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{AnalysisException, SparkSession}
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.analysis.{NoSuchTableException, TableAlreadyExistsException}
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType, CatalogUtils}
@@ -30,7 +30,22 @@ import io.sparklance.util.Errors
  */
 class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
 
-  override def loadTable(ident: Identifier): Table = lance(super.loadTable(ident), ident, None)
+  override def loadTable(ident: Identifier): Table =
+    try lance(super.loadTable(ident), ident, None)
+    catch { case e: AnalysisException => below(ident).getOrElse(throw e) }
+
+  /**
+   * `t.history`, `db.t.branch_dev`, ...: a name below a Lance table's ([[TableSuffixes]]), which
+   * the built-in catalog takes for a table in a namespace named after the table.
+   */
+  private def below(ident: Identifier): Option[Table] = ident.namespace() match {
+    case Array() => None
+    case ns =>
+      // The built-in catalog wants a database: `t.history` is below `t` of the current one.
+      val parent = Identifier.of(if (ns.length == 1) Array(session.sessionState.catalog.getCurrentDatabase) else ns.init, ns.last)
+      val table = try Some(super.loadTable(parent)) catch { case _: AnalysisException => None }
+      table.flatMap(entryOf(parent, _)).flatMap(TableSuffixes.resolve(_, ident.name()))
+  }
 
   override def loadTable(ident: Identifier, version: String): Table =
     entryOf(ident, super.loadTable(ident)) match {

@@ -136,22 +136,9 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
   private def versionFiles(): Map[Long, String] =
     store.listNames(versionsDir).flatMap(n => ManifestNaming.parse(n).map { case (v, _) => (v, n) }).toMap
 
-  private def load(version: Long, name: String): (Manifest, Bytes) = {
-    val path = Paths.join(versionsDir, name)
-    val bytes = Bytes.wrap(path, 0, store.readAll(path))
-    val m = ManifestFile.parse(bytes)
-    if (m.version != version) throw Errors.corrupt(path, s"the manifest says version ${m.version} but its file name says version $version")
-    (m, bytes)
-  }
+  private def load(version: Long, name: String): (Manifest, Bytes) = CommittedVersion.manifest(store, table, version, name)
 
-  /** The transaction that made `m`: inline in its file, else its `.txn` file. */
-  private def transactionOf(m: Manifest, bytes: Bytes): Option[Transaction] =
-    ManifestFile.inlineTransaction(bytes, m).map(TransactionCodec.parse).orElse {
-      m.transactionFile.filter(Paths.staysInside).map { f =>
-        val path = Paths.join(transactionsDir, f)
-        TransactionCodec.parse(Bytes.wrap(path, 0, store.readAll(path)))
-      }
-    }
+  private def transactionOf(m: Manifest, bytes: Bytes): Option[Transaction] = CommittedVersion.transaction(store, table, m, bytes)
 
   /**
    * The transactions committed after a read version, each checked once against ours, which

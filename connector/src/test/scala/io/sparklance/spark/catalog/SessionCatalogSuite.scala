@@ -162,7 +162,7 @@ class SessionCatalogSuite extends AnyFunSuite with LocalSpark with BeforeAndAfte
     // Spark checks the columns before the write; a NULL for a NOT NULL column fails the write.
     intercept[AnalysisException](spark.sql("INSERT INTO t VALUES (1, 2)"))
     intercept[Exception](spark.sql("INSERT INTO t SELECT CAST(NULL AS BIGINT)"))
-    assert(lanceError(spark.sql("ALTER TABLE t ADD COLUMNS (x INT)")).errorClass == "LANCE_UNSUPPORTED_FEATURE")
+    assert(lanceError(spark.sql("ALTER TABLE t ADD COLUMNS (x INT NOT NULL)")).errorClass == "LANCE_UNSUPPORTED_FEATURE")
     assert(spark.table("t").schema.fieldNames.toSeq == Seq("id"))
     assert(versions(location("t")) == Seq(1L), "failed statements commit nothing")
   }
