@@ -106,7 +106,10 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
    * ([[io.sparklance.spark.write.WriteColumns]]), and an overwrite replaces the schema.
    */
   override def capabilities(): util.Set[TableCapability] = target match {
-    case None if writableEntry => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE)
+    // Spark 4.1+ adds a query's new columns itself before such a table's write, through the
+    // catalog's ALTER TABLE (AlterLanceTable): INSERT WITH SCHEMA EVOLUTION, mergeSchema.
+    case None if writableEntry => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
+      TableCapability.AUTOMATIC_SCHEMA_EVOLUTION)
     case None => util.EnumSet.of(TableCapability.BATCH_READ)
     case Some(_) =>
       val caps = util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA)

@@ -6,6 +6,7 @@ import org.apache.spark.sql.types.{StructField, StructType}
 
 import io.sparklance.format.{LanceField, LanceSchema}
 import io.sparklance.spark.{LanceTable, WriteSchema}
+import io.sparklance.table.Manifest
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
 import io.sparklance.util.Errors
 
@@ -68,12 +69,7 @@ object AlterLanceTable {
         val field = StructField(name, a.dataType(), nullable = true)
         Option(a.comment()).fold(field)(field.withComment)
       }
-      val fresh = WriteSchema.lance(StructType(added), where)
-      // After every id the schema or any data file uses: a dropped column's values stay in its
-      // files under its id, which a new column must not take (Rust: Manifest::max_field_id).
-      val used = manifest.fragments.iterator.flatMap(_.files).flatMap(_.fields).foldLeft(schema.maxId)(math.max)
-      val renumbered = renumber(fresh.fields, used + 1)
-      Operation.Merge(manifest.fragments, LanceSchema(schema.fields ++ renumbered, schema.metadata), preservesNullability = true)
+      addColumns(manifest, added, where)
     } else {
       val fields = changes.foldLeft(schema.fields) {
         case (fs, d: DeleteColumn) =>
@@ -90,6 +86,20 @@ object AlterLanceTable {
       if (fields.isEmpty) throw Errors.unsupported("dropping every column of a table", where)
       Operation.Project(LanceSchema(fields, schema.metadata), preservesNullability = true)
     }
+  }
+
+  /**
+   * The Merge that adds the nullable columns `added` to the table of `manifest`, keeping every
+   * fragment: new field ids follow every id the schema or any data file uses, since a dropped
+   * column's values stay in its files under its id, which a new column must not take (Rust:
+   * Manifest::max_field_id).
+   */
+  def addColumns(manifest: Manifest, added: Seq[StructField], where: String): Operation.Merge = {
+    val schema = manifest.schema
+    val fresh = WriteSchema.lance(StructType(added.map(_.copy(nullable = true))), where)
+    val used = manifest.fragments.iterator.flatMap(_.files).flatMap(_.fields).foldLeft(schema.maxId)(math.max)
+    Operation.Merge(manifest.fragments, LanceSchema(schema.fields ++ renumber(fresh.fields, used + 1), schema.metadata),
+      preservesNullability = true)
   }
 
   /** `fields` with ids from `first` on, depth-first, so that a new column's ids follow every id the table used. */

@@ -11,9 +11,11 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.{LanceOptions, LanceTable}
+import io.sparklance.spark.catalog.AlterLanceTable
 import io.sparklance.storage.{ObjectStore, ObjectStoreFactory, Paths}
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.{Snapshot, VersionSpec}
+import io.sparklance.table.commit.{CommitRequest, TableCommitter}
 import io.sparklance.util.{Errors, NotFoundException}
 
 // `df.write.format("lance").mode(m).save(uri)`, every save mode through one DataSource V2 write.
@@ -58,7 +60,10 @@ object LanceSave {
       parameters: Map[String, String], data: DataFrame): Unit = {
     val store = stores.create()
     store.requireAtomicCreate(opts.path)
-    val existing = latest(store, opts)
+    val existing = latest(store, opts) match {
+      case Some(s) if mode == SaveMode.Append && writeOptions.mergeSchema => withColumnsOf(store, opts, s, data.schema)
+      case other => other
+    }
     (mode, existing) match {
       case (SaveMode.ErrorIfExists, Some(s)) => throw Errors.tableAlreadyExists(s.root, s.version)
       case (SaveMode.Ignore, Some(_)) => () // the table is there: nothing is written, as the mode promises
@@ -76,6 +81,22 @@ object LanceSave {
           if (mode == SaveMode.Overwrite) OverwriteByExpression.byName(relation, query, Literal(true), parameters)
           else AppendData.byName(relation, query, parameters)
         data.sparkSession.sessionState.executePlan(plan).assertCommandExecuted()
+    }
+  }
+
+  /**
+   * `mergeSchema`: the DataFrame's columns the table lacks (by name, any case) are added first, as
+   * nullable columns in a Merge version that keeps every fragment (ALTER TABLE ADD COLUMNS); the
+   * append then writes all of them. Returns the version to append to.
+   */
+  private def withColumnsOf(store: ObjectStore, opts: LanceOptions, s: Snapshot, input: StructType): Option[Snapshot] = {
+    val known = s.manifest.schema.fields.map(_.name.toLowerCase(java.util.Locale.ROOT)).toSet
+    val extra = input.fields.filterNot(f => known(f.name.toLowerCase(java.util.Locale.ROOT))).toSeq
+    if (extra.isEmpty) Some(s)
+    else {
+      val merge = AlterLanceTable.addColumns(s.manifest, extra, WritePlan.where(s.root))
+      new TableCommitter(store, s.root).commit(CommitRequest(Some(s.version), merge))
+      latest(store, opts)
     }
   }
 

@@ -26,6 +26,8 @@ import io.sparklance.util.Errors
  * @param app                the idempotent-write pair (`txnAppId`, `txnVersion`)
  * @param updateZoneMaps     whether an append extends the table's ZONEMAP indices over its new
  *                           fragments (a second version, CreateIndex, after the data commit)
+ * @param mergeSchema        whether an append adds the DataFrame's columns the table lacks (as
+ *                           nullable columns, a Merge version before the data commit)
  */
 final case class LanceWriteOptions(
     maxRowsPerFile: Option[Long] = None,
@@ -34,7 +36,8 @@ final case class LanceWriteOptions(
     enableStableRowIds: Option[Boolean] = None,
     commitProperties: Map[String, String] = Map.empty,
     app: Option[AppTransaction] = None,
-    updateZoneMaps: Boolean = true)
+    updateZoneMaps: Boolean = true,
+    mergeSchema: Boolean = false)
 
 object LanceWriteOptions {
   val MaxRowsPerFile = "maxRowsPerFile"
@@ -46,13 +49,15 @@ object LanceWriteOptions {
   val TxnAppId = "txnAppId"
   val TxnVersion = "txnVersion"
   val UpdateZoneMaps = "updateZoneMaps"
+  val MergeSchema = "mergeSchema"
 
   /** The names pylance (`write_dataset`) and lance-spark use for the same settings. */
   val Aliases: Map[String, Seq[String]] = Map(
     MaxRowsPerFile -> Seq("max_rows_per_file"),
     MaxBytesPerFile -> Seq("max_bytes_per_file"),
     FileFormatVersion -> Seq("data_storage_version", "file_format_version"),
-    EnableStableRowIds -> Seq("enable_stable_row_ids"))
+    EnableStableRowIds -> Seq("enable_stable_row_ids"),
+    MergeSchema -> Seq("merge_schema"))
 
   /** Read options that choose what to read; a write always goes to the latest version of the main branch. */
   private val ReadOnly = Seq(LanceOptions.Version, LanceOptions.Tag, LanceOptions.Timestamp, LanceOptions.Branch)
@@ -79,7 +84,8 @@ object LanceWriteOptions {
           key -> v
       }.toMap,
       app = appTransaction(options),
-      updateZoneMaps = value(options, UpdateZoneMaps).forall { case (k, v) => boolean(k, v) })
+      updateZoneMaps = value(options, UpdateZoneMaps).forall { case (k, v) => boolean(k, v) },
+      mergeSchema = value(options, MergeSchema).exists { case (k, v) => boolean(k, v) })
   }
 
   private def boolean(key: String, v: String): Boolean =

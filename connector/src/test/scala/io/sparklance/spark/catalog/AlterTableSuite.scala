@@ -69,4 +69,21 @@ class AlterTableSuite extends AnyFunSuite with LocalSpark with BeforeAndAfterEac
     assert(snapshot("c").manifest.config.filter(_._1.length == 1) == Map("b" -> "2"))
     assert(rows("SHOW TBLPROPERTIES c").map(r => r.getString(0) -> r.getString(1)).toMap.get("b").contains("2"))
   }
+
+  test("schema evolution on write: INSERT WITH SCHEMA EVOLUTION, withSchemaEvolution(), and mergeSchema by path") {
+    spark.sql("CREATE TABLE se (id BIGINT) USING lance")
+    spark.sql("INSERT INTO se VALUES (1)")
+    spark.sql("INSERT WITH SCHEMA EVOLUTION INTO se SELECT 2L AS id, 'two' AS s")
+    spark.range(3, 4).selectExpr("id", "'three' AS s", "CAST(1.5 AS DOUBLE) AS d").writeTo("se").withSchemaEvolution().append()
+    assert(rows("SELECT * FROM se ORDER BY id") == Seq(Row(1L, null, null), Row(2L, "two", null), Row(3L, "three", 1.5)))
+    intercept[AnalysisException](spark.range(1).selectExpr("id", "0 AS extra").writeTo("se").append())
+
+    val path = new File(java.nio.file.Files.createTempDirectory("lance-merge").toFile, "t.lance").getPath
+    spark.range(2).write.format("lance").save(path)
+    spark.range(2, 3).selectExpr("id", "'x' AS tag").write.format("lance").mode("append").option("mergeSchema", "true").save(path)
+    assert(spark.read.format("lance").load(path).orderBy("id").collect().toSeq == Seq(Row(0L, null), Row(1L, null), Row(2L, "x")))
+    assert(Snapshot.listVersions(store, path).map(_._1) == Seq(1L, 2L, 3L), "create, Merge (the new column), Append")
+    assert(lanceError(spark.range(3, 4).selectExpr("id", "1 AS other").write.format("lance").mode("append").save(path)).errorClass ==
+      "LANCE_SCHEMA_MISMATCH", "without mergeSchema a new column is refused")
+  }
 }
