@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.{DataType, LongType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.catalog.CatalogEntry
-import io.sparklance.spark.dml.{LanceRowLevelOperation, MetadataDelete}
+import io.sparklance.spark.dml.{CatalogWriteBuilder, LanceRowLevelOperation, MetadataDelete}
 import io.sparklance.spark.write.{LanceWriteBuilder, LanceWriteOptions, WriteMode, WriteTarget}
 import io.sparklance.storage.ObjectStoreFactory
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
@@ -109,7 +109,7 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
     // Spark 4.1+ adds a query's new columns itself before such a table's write, through the
     // catalog's ALTER TABLE (AlterLanceTable): INSERT WITH SCHEMA EVOLUTION, mergeSchema.
     case None if writableEntry => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
-      TableCapability.AUTOMATIC_SCHEMA_EVOLUTION)
+      TableCapability.OVERWRITE_BY_FILTER, TableCapability.AUTOMATIC_SCHEMA_EVOLUTION)
     case None => util.EnumSet.of(TableCapability.BATCH_READ)
     case Some(_) =>
       val caps = util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA)
@@ -120,12 +120,14 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
   // Spark asks only a table that declares BATCH_WRITE for a write builder. A catalog table's
   // write reads the options stored with it, overridden by the statement's (DataFrameWriterV2).
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = LanceSparkException.boundary {
-    val writeTarget = target.getOrElse {
-      if (!writableEntry) throw new IllegalStateException(s"$name is not a write target")
-      val opts = entry.get.options ++ LanceTable.asScala(info.options())
-      WriteTarget(WriteMode.Append, Some(snapshot), LanceWriteOptions.parse(new CaseInsensitiveStringMap(opts.asJava)))
+    target match {
+      case Some(t) => new LanceWriteBuilder(this, t, info)
+      case None =>
+        if (!writableEntry) throw new IllegalStateException(s"$name is not a write target")
+        val opts = entry.get.options ++ LanceTable.asScala(info.options())
+        new CatalogWriteBuilder(this, WriteTarget(WriteMode.Append, Some(snapshot), LanceWriteOptions.parse(new CaseInsensitiveStringMap(opts.asJava))),
+          info)
     }
-    new LanceWriteBuilder(this, writeTarget, info)
   }
 
   /** `_rowid`, `_rowaddr` ((fragment id << 32) | offset) and `_fragid`, selectable like columns. */

@@ -16,9 +16,9 @@ import org.roaringbitmap.RoaringBitmap
 import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
 import io.sparklance.spark.write.{LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
 import io.sparklance.table.Snapshot
-import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
-import io.sparklance.table.write.{DeletedRows, FragmentChange, FragmentWriter, RowDeletions}
-import io.sparklance.util.{CommitStateUnknownException, Errors, Redaction}
+import io.sparklance.table.commit.Operation
+import io.sparklance.table.write.{FragmentWriter, RowChanges}
+import io.sparklance.util.{CommitStateUnknownException, Redaction}
 
 /**
  * The driver's half of a DELETE, UPDATE or MERGE: the tasks return the row addresses they
@@ -60,47 +60,31 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
     val written = ms.flatMap(_.fragments)
     val deleted = LanceDeltaWrite.union(ms)
     if (deleted.isEmpty && written.isEmpty) {
-      logInfo(s"${where}: the ${command.name()} changed no row; nothing is committed")
+      logInfo(s"$where: the ${command.name()} changed no row; nothing is committed")
       return
     }
-    val store = table.stores.create()
-    val byId = snapshot.manifest.fragments.map(f => f.id -> f).toMap
-    var changes: Seq[FragmentChange] = IndexedSeq.empty
-    var rebase: Option[DeletedRows] = None
     val started = System.nanoTime()
     try {
-      changes = deleted.toIndexedSeq.sortBy(_._1).map { case (id, offsets) =>
-        val fragment = byId.getOrElse(id, throw Errors.invalidArgument(s"${where}: a row to delete lies in fragment $id, " +
-          s"which version ${snapshot.version} does not have"))
-        RowDeletions.delete(store, snapshot, fragment, offsets)
+      val outcome = RowChanges.commit(table.stores.create(), snapshot, deleted, where, options.commitProperties) {
+        (updated, removed) => command match {
+          case Command.DELETE => Operation.Delete(updated, removed, predicate)
+          case _ => RowChanges.update(written)(updated, removed)
+        }
       }
-      val updated = changes.collect { case FragmentChange.Updated(f, _) => f }.toIndexedSeq
-      val removed = changes.collect { case FragmentChange.Removed(id) => id }.toIndexedSeq
-      rebase = Some(new DeletedRows(store, deleted, changes))
-      val operation = command match {
-        case Command.DELETE => Operation.Delete(updated, removed, predicate)
-        case _ => Operation.Update(removed, updated, written, IndexedSeq.empty, rewriteColumns = false, insertedRowsFilter = false,
-          compactedShards = IndexedSeq.empty)
-      }
-      val outcome = new TableCommitter(store, snapshot.root).commit(
-        CommitRequest(Some(snapshot.version), operation, options.commitProperties, rebase = rebase))
       attempts += outcome.attempts
       keepFiles = true
-      logInfo(s"${where}: ${command.name()} committed as version ${outcome.version}")
+      logInfo(s"$where: ${command.name()} committed as version ${outcome.version}")
     } catch {
       case e: CommitStateUnknownException => keepFiles = true; throw e
-      case NonFatal(e) =>
-        RowDeletions.discard(store, rebase.fold(changes)(_.changes))
-        throw e
     } finally commitNanos += System.nanoTime() - started
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit =
-    if (keepFiles) logWarning(s"${where}: the commit happened or may have happened; no written file is deleted")
+    if (keepFiles) logWarning(s"$where: the commit happened or may have happened; no written file is deleted")
     else
       try FragmentWriter.discard(table.stores.create(), snapshot.root, messages.iterator.collect { case m: DeltaCommitMessage => m.fragments }
         .flatten.toIndexedSeq)
-      catch { case NonFatal(e) => logWarning(s"${where}: could not remove the files of the aborted ${command.name()}", e) }
+      catch { case NonFatal(e) => logWarning(s"$where: could not remove the files of the aborted ${command.name()}", e) }
 }
 
 object LanceDeltaWrite {
@@ -118,6 +102,6 @@ object LanceDeltaWrite {
     }
 
   /** The offsets every task deleted, by fragment. */
-  private def union(messages: Seq[DeltaCommitMessage]): Map[Long, RoaringBitmap] =
+  private[dml] def union(messages: Seq[DeltaCommitMessage]): Map[Long, RoaringBitmap] =
     messages.iterator.flatMap(_.deletedOffsets).toSeq.groupBy(_._1).map { case (id, parts) => id -> RoaringBitmap.or(parts.map(_._2): _*) }
 }

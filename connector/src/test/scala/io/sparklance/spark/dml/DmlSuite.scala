@@ -106,6 +106,21 @@ class DmlSuite extends AnyFunSuite with LocalSpark with BeforeAndAfterEach {
     assert(snapshot("m").version == v, "the failed MERGE committed nothing")
   }
 
+  test("INSERT INTO ... REPLACE WHERE and overwrite(condition): the matching rows replaced in one Update") {
+    table("r", 30, 10)
+    val v = snapshot("r").version
+    spark.sql("INSERT INTO r REPLACE WHERE id >= 5 AND id < 12 SELECT id, 'new' FROM range(5, 8)")
+    assert(rows("SELECT id, name FROM r WHERE id BETWEEN 3 AND 13 ORDER BY id") ==
+      Seq(Row(3L, "n3"), Row(4L, "n4"), Row(5L, "new"), Row(6L, "new"), Row(7L, "new"), Row(12L, "n12"), Row(13L, "n13")))
+    assert(snapshot("r").version == v + 1)
+    assert(lastOperation("r").isInstanceOf[io.sparklance.table.commit.Operation.Update])
+    // A condition the statistics decide is not needed here; a whole-table condition is an overwrite.
+    val s = spark
+    import s.implicits._
+    Seq((100L, "x")).toDF("id", "name").writeTo("r").overwrite($"id" >= 20)
+    assert(rows("SELECT max(id), count(*) FROM r") == Seq(Row(100L, 20L - 7 + 3 + 1)))
+  }
+
   test("a DELETE on a path table, or at an old version, is refused by name") {
     table("p", 5, 5)
     val e = intercept[Exception](spark.sql(s"DELETE FROM lance.`${location("p")}` WHERE id = 1"))

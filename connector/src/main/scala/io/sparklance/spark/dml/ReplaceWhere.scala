@@ -1,0 +1,127 @@
+package io.sparklance.spark.dml
+
+import java.util.concurrent.TimeUnit
+
+import scala.collection.mutable
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
+import org.apache.spark.sql.connector.write.{BatchWrite, DataWriterFactory, LogicalWriteInfo, PhysicalWriteInfo, SupportsOverwrite,
+  Write, WriteBuilder, WriterCommitMessage}
+import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
+import org.roaringbitmap.RoaringBitmap
+
+import io.sparklance.spark.{LanceMetrics, LanceOptions, LanceSparkException, LanceTable, SparkFilters}
+import io.sparklance.spark.write.{LanceCommitMessage, LanceWrite, LanceWriteBuilder, WritePlan, WriteTarget}
+import io.sparklance.table.MetadataColumn
+import io.sparklance.table.write.{FragmentWriter, RowChanges}
+import io.sparklance.util.{CommitStateUnknownException, Redaction}
+
+/**
+ * The writes of a catalog table: appends and truncates as [[LanceWriteBuilder]] plans them, and
+ * overwrites by a condition (`INSERT OVERWRITE t REPLACE WHERE ...`,
+ * `DataFrameWriterV2.overwrite(condition)`) as [[ReplaceWhere]].
+ */
+final class CatalogWriteBuilder(table: LanceTable, target: WriteTarget, info: LogicalWriteInfo) extends SupportsOverwrite {
+  private val rows = new LanceWriteBuilder(table, target, info)
+  private var condition: Option[Array[Filter]] = None
+
+  override def truncate(): WriteBuilder = { rows.truncate(); condition = None; this }
+
+  override def overwrite(filters: Array[Filter]): WriteBuilder = {
+    if (filters.forall(_.isInstanceOf[AlwaysTrue])) truncate() else condition = Some(filters)
+    this
+  }
+
+  override def build(): Write = condition.fold(rows.build())(c => LanceSparkException.boundary(ReplaceWhere.plan(table, target, c, info)))
+}
+
+/**
+ * Rows that match a condition replaced by the query's rows, in one Lance commit: an Update
+ * whose deleted rows are those the condition matches at the version the statement read (whole
+ * fragments where statistics decide it, else found by a scan of the table at that version) and
+ * whose new fragments hold the written rows. The written rows are not checked against the
+ * condition (as Spark's own sources do not check them).
+ */
+final class ReplaceWhere private (table: LanceTable, plan: WritePlan, condition: Array[Filter])
+    extends Write with BatchWrite with Logging {
+
+  private val snapshot = table.snapshot
+  private var attempts = 0
+  private var commitNanos = 0L
+  @volatile private var keepFiles = false
+
+  override def description(): String =
+    s"LanceReplaceWhere ${Redaction(plan.root)} readVersion=${snapshot.version} where ${condition.map(SparkFilters.sql).mkString(" AND ")}"
+
+  override def toBatch: BatchWrite = this
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.write
+
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = Array(
+    LanceMetrics.task(LanceMetrics.CommitAttempts, attempts),
+    LanceMetrics.task(LanceMetrics.CommitRetries, math.max(attempts - 1, 0)),
+    LanceMetrics.task(LanceMetrics.CommitTime, TimeUnit.NANOSECONDS.toMillis(commitNanos)))
+
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = LanceWrite.writerFactory(table, plan)
+
+  override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
+    val written = messages.iterator.collect { case m: LanceCommitMessage => m.fragments }.flatten.toIndexedSeq
+    val matched = ReplaceWhere.matchingRows(table, condition)
+    val started = System.nanoTime()
+    try {
+      val outcome = RowChanges.commit(table.stores.create(), snapshot, matched, plan.where, plan.options.commitProperties)(
+        RowChanges.update(written))
+      attempts += outcome.attempts
+      keepFiles = true
+      logInfo(s"${plan.where}: rows where ${condition.map(SparkFilters.sql).mkString(" AND ")} replaced in version ${outcome.version}")
+    } catch {
+      case e: CommitStateUnknownException => keepFiles = true; throw e
+    } finally commitNanos += System.nanoTime() - started
+  }
+
+  override def abort(messages: Array[WriterCommitMessage]): Unit =
+    if (keepFiles) logWarning(s"${plan.where}: the commit happened or may have happened; no written file is deleted")
+    else
+      try FragmentWriter.discard(table.stores.create(), plan.root,
+        messages.iterator.collect { case m: LanceCommitMessage => m.fragments }.flatten.toIndexedSeq)
+      catch { case NonFatal(e) => logWarning(s"${plan.where}: could not remove the files of the aborted write", e) }
+}
+
+object ReplaceWhere {
+
+  def plan(table: LanceTable, target: WriteTarget, condition: Array[Filter], info: LogicalWriteInfo): ReplaceWhere =
+    new ReplaceWhere(table, LanceWrite.decide(table, target, overwrite = false, info.schema()), condition)
+
+  /**
+   * The offsets of the rows `condition` matches in the version `table` pinned, by fragment:
+   * whole fragments when statistics decide every fragment ([[MetadataDelete]]), else from a scan
+   * of that version (one Spark job; each task sends its offsets as bitmaps).
+   */
+  def matchingRows(table: LanceTable, condition: Array[Filter]): Map[Long, RoaringBitmap] = {
+    val snapshot = table.snapshot
+    MetadataDelete.fragmentsToRemove(table, condition) match {
+      case Some(ids) =>
+        val rows = snapshot.manifest.fragments.map(f => f.id -> f.physicalRows).toMap
+        ids.map(id => id -> { val b = new RoaringBitmap(); b.add(0L, rows(id)); b }).toMap
+      case None =>
+        val spark = SparkSession.active
+        val options = table.entry.fold(Map.empty[String, String])(_.options) ++
+          Map(LanceOptions.Path -> snapshot.root, LanceOptions.Version -> snapshot.version.toString)
+        val addresses = spark.read.format("lance").options(options).load()
+          .where(condition.map(SparkFilters.sql).mkString("(", ") AND (", ")"))
+          .select(MetadataColumn.RowAddress.name)
+        val parts = addresses.rdd.mapPartitions { rows =>
+          val byFragment = mutable.LongMap.empty[RoaringBitmap]
+          rows.foreach { r =>
+            val a = r.getLong(0)
+            byFragment.getOrElseUpdate(a >>> 32, new RoaringBitmap()).add(a.toInt)
+          }
+          byFragment.iterator.map { case (f, b) => (f, DeltaCommitMessage.bytes(b)) }
+        }.collect()
+        parts.groupBy(_._1).map { case (f, bs) => f -> RoaringBitmap.or(bs.map(b => DeltaCommitMessage.bitmap(b._2)): _*) }
+    }
+  }
+}
