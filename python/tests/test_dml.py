@@ -158,3 +158,31 @@ def test_updated_rows_keep_their_stable_row_ids(spark, tmp_path):
     assert all(rows[i][1] == ids_before[i] for i in range(20)), "every old row kept its row id"
     assert rows[100][1] not in ids_before.values()
     assert len({r for _, r in rows.values()}) == 21
+
+
+def test_concurrent_merges_into_a_primary_key_table_insert_no_key_twice(tmp_path):
+    """Three Spark applications MERGE overlapping new keys into a table with an unenforced primary
+    key at the same moment: each key is inserted once (a loser of a race retries its MERGE)."""
+    import os
+
+    uri = str(tmp_path / "pk.lance")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False, metadata={"lance-schema:unenforced-primary-key": "true"}),
+                        pa.field("who", pa.string())])
+    lance.write_dataset(pa.table({"id": pa.array([0], pa.int64()), "who": pa.array(["seed"])}, schema=schema), uri)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    procs = [subprocess.Popen([sys.executable, str(Path(__file__).with_name("merge_proc.py")), uri, str(first), "40", f"w{i}"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+             for i, first in enumerate((1, 21, 31))]
+    try:
+        for p in procs:
+            assert p.stdout.readline().strip() == "ready"
+        for p in procs:
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        outputs = [p.communicate(timeout=600)[0] for p in procs]
+        assert all(p.returncode == 0 for p in procs), outputs
+    finally:
+        for p in procs:
+            p.kill()
+    ids = lance.dataset(uri).to_table().column("id").to_pylist()
+    assert sorted(ids) == list(range(0, 71)), "every key once"

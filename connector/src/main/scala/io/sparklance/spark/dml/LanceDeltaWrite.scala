@@ -17,6 +17,7 @@ import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
 import io.sparklance.spark.write.{LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
 import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.Operation
+import io.sparklance.table.proto.ManifestCodec
 import io.sparklance.table.write.{FragmentWriter, RowChanges}
 import io.sparklance.util.{CommitStateUnknownException, Redaction}
 
@@ -52,6 +53,9 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
 
   private val where = WritePlan.where(snapshot.root)
 
+  /** The table has an unenforced primary key: a MERGE's new rows then conflict with any concurrent insert. */
+  private def primaryKey: Boolean = ManifestCodec.primaryKeyFields(snapshot.manifest).nonEmpty
+
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory =
     LanceDeltaWriterFactory(rows.map(LanceWrite.writerFactory(table, _)), rows.exists(_.stableRowIds))
 
@@ -68,6 +72,7 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
       val outcome = RowChanges.commit(table.stores.create(), snapshot, deleted, where, options.commitProperties) {
         (updated, removed) => command match {
           case Command.DELETE => Operation.Delete(updated, removed, predicate)
+          case Command.MERGE => RowChanges.update(written, insertsKeys = written.nonEmpty && primaryKey)(updated, removed)
           case _ => RowChanges.update(written)(updated, removed)
         }
       }

@@ -197,7 +197,7 @@ object ConflictRules {
 
     "Update" -> (ok, Map(
       "Append" -> ((m, _) => m match {
-        case u: Update if u.insertedRowsFilter => Retryable("appended rows may hold keys this merge-insert inserted")
+        case u: Update if u.insertedRowsFilter || u.insertsKeys => Retryable("appended rows may hold keys this merge-insert inserted")
         case _ => Compatible
       }),
       "Rewrite" -> touchesMine, "DataReplacement" -> touchesMine, "DataOverlay" -> touchesMine,
@@ -205,6 +205,8 @@ object ConflictRules {
       "Update" -> ((m, t) => (m, t) match {
         case (a: Update, b: Update) if a.insertedRowsFilter => Retryable(
           if (b.insertedRowsFilter) "both merge-inserts may insert the same keys" else "the other update inserted rows this one cannot check")
+        case (a: Update, b: Update) if a.insertsKeys && b.newFragments.nonEmpty =>
+          Retryable("both may have inserted the same primary keys (this MERGE records no key filter)")
         case _ => deleteOverDelete(m, t)
       }),
       "Merge" -> retry("a merge rewrote the fragment list"),

@@ -34,6 +34,9 @@ object Operation {
    * Rows updated or merge-inserted. `rewriteColumns`: columns rewritten in place (else rows
    * moved to `newFragments`); `insertedRowsFilter`: a primary-key merge-insert recorded the keys
    * it inserted; `compactedShards`: MemWAL shards (id, generation) merged by this update.
+   * `insertsKeys` is this writer's own, never stored: a MERGE that inserted rows into a table with
+   * an unenforced primary key, without a key filter (this writer does not compute Lance's key
+   * hashes), which the conflict rules treat as conservatively as one with a filter.
    */
   final case class Update(
       removedFragmentIds: IndexedSeq[Long],
@@ -42,7 +45,8 @@ object Operation {
       fieldsModified: IndexedSeq[Int],
       rewriteColumns: Boolean,
       insertedRowsFilter: Boolean,
-      compactedShards: IndexedSeq[(String, Long)]) extends Operation
+      compactedShards: IndexedSeq[(String, Long)],
+      insertsKeys: Boolean = false) extends Operation
 
   final case class CreateIndex(newIndices: IndexedSeq[IndexMetadata], removedIndices: IndexedSeq[IndexMetadata]) extends Operation
 

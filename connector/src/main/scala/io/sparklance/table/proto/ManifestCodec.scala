@@ -293,6 +293,17 @@ object ManifestCodec {
    * Field.dictionary points at bytes before the manifest message, which Rust rewrites with
    * every manifest, rust/lance-table/src/io/manifest.rs write_manifest); this writer does not.
    */
+  /**
+   * Ids of the fields that form the table's unenforced primary key: Field.unenforced_primary_key
+   * (12), which Lance sets from the field metadata `lance-schema:unenforced-primary-key`.
+   */
+  def primaryKeyFields(m: Manifest): Seq[Int] = {
+    val flagged = m.message.manifest.getFieldsList.asScala.filter(_.getUnenforcedPrimaryKey).map(_.getId).toSeq
+    val declared = m.schema.flatFields.filter(f => f.metadata.get("lance-schema:unenforced-primary-key")
+      .exists(v => Set("true", "1", "yes")(v.trim.toLowerCase(java.util.Locale.ROOT)))).map(_.id)
+    (flagged ++ declared).distinct.sorted
+  }
+
   def hasManifestDictionaries(m: Manifest): Boolean =
     m.message.manifest.getFieldsList.asScala.exists(f => f.hasDictionary && f.getDictionary.getLength > 0)
 

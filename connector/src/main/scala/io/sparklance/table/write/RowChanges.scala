@@ -42,8 +42,11 @@ object RowChanges {
     }
   }
 
-  /** The Update of rows rewritten (Lance's REWRITE_ROWS): old rows deleted, `written` holding the new ones. */
-  def update(written: IndexedSeq[Fragment])(updated: IndexedSeq[Fragment], removed: IndexedSeq[Long]): Operation =
+  /**
+   * The Update of rows rewritten (Lance's REWRITE_ROWS): old rows deleted, `written` holding the
+   * new ones; `insertsKeys` when new rows went into a table with an unenforced primary key.
+   */
+  def update(written: IndexedSeq[Fragment], insertsKeys: Boolean = false)(updated: IndexedSeq[Fragment], removed: IndexedSeq[Long]): Operation =
     Operation.Update(removed, updated, written, IndexedSeq.empty, rewriteColumns = false, insertedRowsFilter = false,
-      compactedShards = IndexedSeq.empty)
+      compactedShards = IndexedSeq.empty, insertsKeys = insertsKeys)
 }

@@ -68,6 +68,9 @@ class ConflictRulesSuite extends AnyFunSuite {
   }
 
   test("Update: as Delete, plus primary-key merge-inserts and MemWAL shards") {
+    val guarded = update(1).copy(insertsKeys = true) // a MERGE into a primary-key table, no key filter recorded
+    assert(retryable(ConflictRules.check(guarded, append)) && retryable(ConflictRules.check(guarded, update(5))))
+    assert(ConflictRules.check(guarded, delete(5)) == Compatible)
     val keyed = update(1).copy(insertedRowsFilter = true)
     assert(retryable(ConflictRules.check(keyed, append)) && retryable(ConflictRules.check(keyed, update(5))))
     assert(ConflictRules.check(update(1), update(5)) == Compatible && ConflictRules.check(update(1), update(1)).isInstanceOf[RebaseDeletions])

@@ -1,0 +1,36 @@
+"""One Spark application that MERGEs keys into a Lance table, for the concurrent-MERGE test.
+
+    merge_proc.py <table uri> <first key> <keys> <name>
+Runs `MERGE INTO t USING (keys first .. first+keys-1) ON t.id = s.id WHEN MATCHED THEN UPDATE
+WHEN NOT MATCHED THEN INSERT`, and runs it again when the commit is refused as a retryable
+conflict (what an application does with LANCE_COMMIT_CONFLICT). Prints `ready`, then `merged
+<attempts>`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from sessions import make_session
+
+
+def main(uri: str, first: int, keys: int, name: str) -> None:
+    spark = make_session("local[1]", f"lance-merge-{name}")
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.sql(f"CREATE TABLE t USING lance LOCATION '{uri}'")
+    spark.range(first, first + keys).selectExpr("id", f"'{name}' AS who").createOrReplaceTempView("s")
+    print("ready", flush=True)
+    sys.stdin.readline()  # the parent starts every writer's MERGE at once
+    for attempt in range(1, 21):
+        try:
+            spark.sql("MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+            print(f"merged {attempt}", flush=True)
+            break
+        except Exception as e:  # noqa: BLE001 - only the retryable conflict is retried
+            if "LANCE_COMMIT_CONFLICT" not in str(e):
+                raise
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
