@@ -87,6 +87,10 @@ final class LanceScan(
   override def description(): String =
     s"LanceScan ${Redaction(table.snapshot.root)} version=${table.snapshot.version} columns=[${(fields.map(_.name) ++ metadata.map(_.name)).mkString(", ")}]" +
       (if (pushedFilters.isEmpty) "" else s" pushedFilters=[${pushedFilters.mkString(", ")}]") +
+      // What statistics and indices pruned, so that EXPLAIN shows it (the plan is made once either way).
+      predicate.fold("")(_ => s" fragments=${plan.tasks.map(_.fragmentId).distinct.length}/${table.snapshot.manifest.fragments.length}" +
+        s" prunedFragments=${plan.fragmentsPruned} prunedZones=${plan.zonesPruned}" +
+        (if (plan.indexFragments > 0) s" indexLookups=${plan.indexFragments} fragments/${plan.indexRows} rows" else "")) +
       limit.fold("")(n => s" limit=$n")
 
   private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options, predicate, limit, table.timeType)

@@ -42,8 +42,11 @@ class PruningSuite extends AnyFunSuite with LocalSpark {
     check("id > 1000000", _ => false)
   }
 
-  test("pushed filters are shown in EXPLAIN") {
+  test("pushed filters and pruned fragments are shown in EXPLAIN") {
     val plan = spark.read.format("lance").load(uri).where("id = 7").queryExecution.executedPlan.toString
     assert(plan.contains("EqualTo(id,7)") && plan.contains("pushedFilters="), plan)
+    val narrow = spark.read.format("lance").load(uri).where("id >= 5000 AND id < 5020").queryExecution.executedPlan.toString
+    val pruned = "prunedFragments=(\\d+)".r.findFirstMatchIn(narrow).map(_.group(1).toInt)
+    assert(pruned.exists(_ > 0) && narrow.contains("prunedZones="), narrow)
   }
 }
