@@ -1,9 +1,6 @@
 package io.sparklance.spark.dml
 
-import java.util.concurrent.TimeUnit
-
 import scala.jdk.CollectionConverters._
-import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
@@ -18,8 +15,8 @@ import io.sparklance.spark.write.{LanceWrite, LanceWriteOptions, WriteMode, Writ
 import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.Operation
 import io.sparklance.table.proto.ManifestCodec
-import io.sparklance.table.write.{FragmentWriter, RowChanges}
-import io.sparklance.util.{CommitStateUnknownException, Redaction}
+import io.sparklance.table.write.RowChanges
+import io.sparklance.util.Redaction
 
 /**
  * The driver's half of a DELETE, UPDATE or MERGE: the tasks return the row addresses they
@@ -35,10 +32,6 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
     options: LanceWriteOptions, predicate: String)
     extends DeltaWrite with DeltaBatchWrite with Logging {
 
-  private var attempts = 0
-  private var commitNanos = 0L
-  @volatile private var keepFiles = false
-
   override def description(): String =
     s"LanceDeltaWrite ${command.name()} ${Redaction(snapshot.root)} readVersion=${snapshot.version}"
 
@@ -46,12 +39,10 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
 
   override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.write
 
-  override def reportDriverMetrics(): Array[CustomTaskMetric] = Array(
-    LanceMetrics.task(LanceMetrics.CommitAttempts, attempts),
-    LanceMetrics.task(LanceMetrics.CommitRetries, math.max(attempts - 1, 0)),
-    LanceMetrics.task(LanceMetrics.CommitTime, TimeUnit.NANOSECONDS.toMillis(commitNanos)))
-
   private val where = WritePlan.where(snapshot.root)
+  private val committing = new RowChangeCommit(where)
+
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = committing.driverMetrics
 
   /** The table has an unenforced primary key: a MERGE's new rows then conflict with any concurrent insert. */
   private def primaryKey: Boolean = ManifestCodec.primaryKeyFields(snapshot.manifest).nonEmpty
@@ -63,33 +54,22 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
     val ms = messages.iterator.collect { case m: DeltaCommitMessage => m }.toIndexedSeq
     val written = ms.flatMap(_.fragments)
     val deleted = LanceDeltaWrite.union(ms)
-    if (deleted.isEmpty && written.isEmpty) {
-      logInfo(s"$where: the ${command.name()} changed no row; nothing is committed")
-      return
-    }
-    val started = System.nanoTime()
-    try {
-      val outcome = RowChanges.commit(table.stores.create(), snapshot, deleted, where, options.commitProperties) {
+    if (deleted.isEmpty && written.isEmpty) logInfo(s"$where: the ${command.name()} changed no row; nothing is committed")
+    else {
+      val outcome = committing(RowChanges.commit(table.stores.create(), snapshot, deleted, where, options.commitProperties) {
         (updated, removed) => command match {
           case Command.DELETE => Operation.Delete(updated, removed, predicate)
           case Command.MERGE => RowChanges.update(written, insertsKeys = written.nonEmpty && primaryKey)(updated, removed)
           case _ => RowChanges.update(written)(updated, removed)
         }
-      }
-      attempts += outcome.attempts
-      keepFiles = true
+      })
       logInfo(s"$where: ${command.name()} committed as version ${outcome.version}")
-    } catch {
-      case e: CommitStateUnknownException => keepFiles = true; throw e
-    } finally commitNanos += System.nanoTime() - started
+    }
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit =
-    if (keepFiles) logWarning(s"$where: the commit happened or may have happened; no written file is deleted")
-    else
-      try FragmentWriter.discard(table.stores.create(), snapshot.root, messages.iterator.collect { case m: DeltaCommitMessage => m.fragments }
-        .flatten.toIndexedSeq)
-      catch { case NonFatal(e) => logWarning(s"$where: could not remove the files of the aborted ${command.name()}", e) }
+    committing.abort(table.stores.create(), snapshot.root, messages.iterator.collect { case m: DeltaCommitMessage => m.fragments }
+      .flatten.toIndexedSeq)
 }
 
 object LanceDeltaWrite {

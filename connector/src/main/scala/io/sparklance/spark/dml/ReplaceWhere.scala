@@ -1,9 +1,6 @@
 package io.sparklance.spark.dml
 
-import java.util.concurrent.TimeUnit
-
 import scala.collection.mutable
-import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
@@ -16,8 +13,8 @@ import org.roaringbitmap.RoaringBitmap
 import io.sparklance.spark.{LanceMetrics, LanceOptions, LanceSparkException, LanceTable, SparkFilters}
 import io.sparklance.spark.write.{LanceCommitMessage, LanceWrite, LanceWriteBuilder, WritePlan, WriteTarget}
 import io.sparklance.table.MetadataColumn
-import io.sparklance.table.write.{FragmentWriter, RowChanges}
-import io.sparklance.util.{CommitStateUnknownException, Redaction}
+import io.sparklance.table.write.RowChanges
+import io.sparklance.util.Redaction
 
 /**
  * The writes of a catalog table: appends and truncates as [[LanceWriteBuilder]] plans them, and
@@ -49,9 +46,7 @@ final class ReplaceWhere private (table: LanceTable, plan: WritePlan, condition:
     extends Write with BatchWrite with Logging {
 
   private val snapshot = table.snapshot
-  private var attempts = 0
-  private var commitNanos = 0L
-  @volatile private var keepFiles = false
+  private val committing = new RowChangeCommit(plan.where)
 
   override def description(): String =
     s"LanceReplaceWhere ${Redaction(plan.root)} readVersion=${snapshot.version} where ${condition.map(SparkFilters.sql).mkString(" AND ")}"
@@ -60,34 +55,20 @@ final class ReplaceWhere private (table: LanceTable, plan: WritePlan, condition:
 
   override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.write
 
-  override def reportDriverMetrics(): Array[CustomTaskMetric] = Array(
-    LanceMetrics.task(LanceMetrics.CommitAttempts, attempts),
-    LanceMetrics.task(LanceMetrics.CommitRetries, math.max(attempts - 1, 0)),
-    LanceMetrics.task(LanceMetrics.CommitTime, TimeUnit.NANOSECONDS.toMillis(commitNanos)))
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = committing.driverMetrics
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = LanceWrite.writerFactory(table, plan)
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
     val written = messages.iterator.collect { case m: LanceCommitMessage => m.fragments }.flatten.toIndexedSeq
     val matched = ReplaceWhere.matchingRows(table, condition)
-    val started = System.nanoTime()
-    try {
-      val outcome = RowChanges.commit(table.stores.create(), snapshot, matched, plan.where, plan.options.commitProperties)(
-        RowChanges.update(written))
-      attempts += outcome.attempts
-      keepFiles = true
-      logInfo(s"${plan.where}: rows where ${condition.map(SparkFilters.sql).mkString(" AND ")} replaced in version ${outcome.version}")
-    } catch {
-      case e: CommitStateUnknownException => keepFiles = true; throw e
-    } finally commitNanos += System.nanoTime() - started
+    val outcome = committing(RowChanges.commit(table.stores.create(), snapshot, matched, plan.where, plan.options.commitProperties)(
+      RowChanges.update(written)))
+    logInfo(s"${plan.where}: rows where ${condition.map(SparkFilters.sql).mkString(" AND ")} replaced in version ${outcome.version}")
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit =
-    if (keepFiles) logWarning(s"${plan.where}: the commit happened or may have happened; no written file is deleted")
-    else
-      try FragmentWriter.discard(table.stores.create(), plan.root,
-        messages.iterator.collect { case m: LanceCommitMessage => m.fragments }.flatten.toIndexedSeq)
-      catch { case NonFatal(e) => logWarning(s"${plan.where}: could not remove the files of the aborted write", e) }
+    committing.abort(table.stores.create(), plan.root, messages.iterator.collect { case m: LanceCommitMessage => m.fragments }.flatten.toIndexedSeq)
 }
 
 object ReplaceWhere {

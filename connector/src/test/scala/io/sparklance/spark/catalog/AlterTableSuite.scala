@@ -3,34 +3,17 @@ package io.sparklance.spark.catalog
 import java.io.File
 
 import org.apache.spark.sql.{AnalysisException, Row}
-import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.Snapshot
-import io.sparklance.testutil.LocalSpark
+import io.sparklance.testutil.CatalogTables
 import io.sparklance.util.LanceException
 
 /** ALTER TABLE on Lance tables: metadata-only Merge, Project and UpdateConfig commits; no data file rewritten. */
-class AlterTableSuite extends AnyFunSuite with LocalSpark with BeforeAndAfterEach {
+class AlterTableSuite extends AnyFunSuite with CatalogTables {
 
-  override protected def afterEach(): Unit = {
-    spark.sessionState.catalog.listTables("default").foreach(t => spark.sql(s"DROP TABLE IF EXISTS ${t.quotedString}"))
-    super.afterEach()
-  }
-
-  private def store = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConf()).create()
-  private def location(table: String): String =
-    new File(spark.sessionState.catalog.getTableMetadata(spark.sessionState.sqlParser.parseTableIdentifier(table)).location).getPath
-  private def snapshot(table: String): Snapshot = Snapshot.open(store, location(table), None)
-  private def rows(sql: String): Seq[Row] = spark.sql(sql).collect().toSeq
   private def dataFiles(table: String): Set[String] = new File(location(table), "data").list().toSet
-
-  private def lanceError(f: => Any): LanceException = {
-    val t = intercept[Throwable](f)
-    Iterator.iterate(t)(_.getCause).takeWhile(_ != null).collectFirst { case e: LanceException => e }
-      .getOrElse(fail(s"expected a LanceException, got $t", t))
-  }
 
   test("ADD COLUMNS adds nullable columns without rewriting data; new rows carry them") {
     spark.sql("CREATE TABLE a USING lance AS SELECT id, CAST(id AS STRING) AS s FROM range(3)")

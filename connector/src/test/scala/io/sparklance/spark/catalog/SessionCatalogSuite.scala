@@ -7,42 +7,21 @@ import java.sql.Timestamp
 import org.apache.spark.sql.{AnalysisException, Row}
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException
 import org.apache.spark.sql.types._
-import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
-import io.sparklance.table.Snapshot
 import io.sparklance.table.proto.TransactionCodec
-import io.sparklance.testutil.LocalSpark
-import io.sparklance.util.{Bytes, LanceException}
+import io.sparklance.testutil.CatalogTables
+import io.sparklance.util.Bytes
 
 /** Lance tables by name in the session catalog: CREATE, CTAS, REPLACE, INSERT, DROP, DESCRIBE, time travel. */
-class SessionCatalogSuite extends AnyFunSuite with LocalSpark with BeforeAndAfterEach {
+class SessionCatalogSuite extends AnyFunSuite with CatalogTables {
 
-  override protected def afterEach(): Unit = {
-    spark.sessionState.catalog.listTables("default").foreach(t => spark.sql(s"DROP TABLE IF EXISTS ${t.quotedString}"))
-    super.afterEach()
-  }
-
-  private def store = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConf()).create()
-  private def location(table: String): String =
-    spark.sessionState.catalog.getTableMetadata(spark.sessionState.sqlParser.parseTableIdentifier(table)).location.toString
-  private def snapshot(table: String): Snapshot = Snapshot.open(store, location(table), None)
-  private def versions(path: String): Seq[Long] = Snapshot.listVersions(store, path).map(_._1)
   private def newDir(): String = Files.createTempDirectory("lance-catalog").toFile.getPath
-
-  private def rows(sql: String): Seq[Row] = spark.sql(sql).collect().toSeq
-
-  private def lanceError(f: => Any): LanceException = {
-    val t = intercept[Throwable](f)
-    Iterator.iterate(t)(_.getCause).takeWhile(_ != null).collectFirst { case e: LanceException => e }
-      .getOrElse(fail(s"expected a LanceException, got $t", t))
-  }
 
   test("CREATE TABLE commits an empty version 1 at the managed location; INSERT INTO and INSERT OVERWRITE add versions") {
     spark.sql("CREATE TABLE people (id BIGINT NOT NULL, name STRING, score DOUBLE) USING lance")
     val path = location("people")
-    assert(path.startsWith(spark.conf.get("spark.sql.warehouse.dir").stripSuffix("/")), path)
+    assert(path.startsWith(new File(new java.net.URI(spark.conf.get("spark.sql.warehouse.dir"))).getPath), path)
     assert(versions(path) == Seq(1L))
     assert(snapshot("people").manifest.fragments.isEmpty)
     assert(spark.table("people").schema == StructType(Seq(
@@ -64,7 +43,7 @@ class SessionCatalogSuite extends AnyFunSuite with LocalSpark with BeforeAndAfte
   test("VERSION AS OF a tag name; INSERT BY NAME") {
     spark.sql("CREATE TABLE tg (id BIGINT, s STRING) USING lance")
     spark.sql("INSERT INTO tg BY NAME SELECT 'one' AS s, 1L AS id")
-    val tags = new File(new java.net.URI(location("tg")).getPath, "_refs/tags")
+    val tags = new File(location("tg"), "_refs/tags")
     tags.mkdirs()
     Files.writeString(new File(tags, "first.json").toPath, "{\"version\": 2, \"manifest_size\": 0}")
     spark.sql("INSERT INTO tg VALUES (2, 'two')")
@@ -142,7 +121,7 @@ class SessionCatalogSuite extends AnyFunSuite with LocalSpark with BeforeAndAfte
 
   test("DROP TABLE deletes a managed table's folder") {
     spark.sql("CREATE TABLE m USING lance AS SELECT 1 AS x")
-    val path = new File(new java.net.URI(location("m")))
+    val path = new File(location("m"))
     assert(new File(path, "_versions").isDirectory)
     spark.sql("DROP TABLE m")
     assert(!path.exists())
@@ -179,7 +158,7 @@ class SessionCatalogSuite extends AnyFunSuite with LocalSpark with BeforeAndAfte
     spark.sql("CREATE TABLE a (id BIGINT) USING lance")
     spark.sql("INSERT INTO a VALUES (1)")
     val m = snapshot("a").manifest
-    val txnPath = s"${location("a").stripSuffix("/")}/_transactions/${m.transactionFile.get}"
+    val txnPath = s"${location("a")}/_transactions/${m.transactionFile.get}"
     val txn = TransactionCodec.parse(Bytes.wrap(txnPath, 0, store.readAll(txnPath)))
     assert(txn.readVersion == 1L && txn.operation.name == "Append", txn)
   }

@@ -3,20 +3,13 @@ package io.sparklance.spark.catalog
 import java.sql.Timestamp
 
 import org.apache.spark.sql.Row
-import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.testutil.{Golden, LocalSpark}
+import io.sparklance.testutil.{CatalogTables, Golden}
 
 /** `<table>.history`, `.fragments`, `.refs`, `.branch_<name>` and `.tag_<name>` in both catalogs. */
-class TableSuffixesSuite extends AnyFunSuite with LocalSpark with BeforeAndAfterEach {
+class TableSuffixesSuite extends AnyFunSuite with CatalogTables {
 
-  override protected def afterEach(): Unit = {
-    spark.sessionState.catalog.listTables("default").foreach(t => spark.sql(s"DROP TABLE IF EXISTS ${t.quotedString}"))
-    super.afterEach()
-  }
-
-  private def rows(sql: String): Seq[Row] = spark.sql(sql).collect().toSeq
 
   test("history: one row per version with its operation, row counts and transaction properties") {
     spark.sql("CREATE TABLE h (id BIGINT, s STRING) USING lance OPTIONS (maxRowsPerFile '5')")

@@ -3,28 +3,17 @@ package io.sparklance.spark.dml
 import java.io.File
 
 import org.apache.spark.sql.Row
-import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.{DeletionFileType, Snapshot}
 import io.sparklance.table.proto.TransactionCodec
-import io.sparklance.testutil.LocalSpark
+import io.sparklance.testutil.CatalogTables
 import io.sparklance.util.Bytes
 
 /** DELETE, UPDATE and MERGE INTO on Lance tables: deletion files, rewritten rows, one commit each. */
-class DmlSuite extends AnyFunSuite with LocalSpark with BeforeAndAfterEach {
+class DmlSuite extends AnyFunSuite with CatalogTables {
 
-  override protected def afterEach(): Unit = {
-    spark.sessionState.catalog.listTables("default").foreach(t => spark.sql(s"DROP TABLE IF EXISTS ${t.quotedString}"))
-    super.afterEach()
-  }
-
-  private def store = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConf()).create()
-  private def location(table: String): String =
-    new File(spark.sessionState.catalog.getTableMetadata(spark.sessionState.sqlParser.parseTableIdentifier(table)).location).getPath
-  private def snapshot(table: String): Snapshot = Snapshot.open(store, location(table), None)
-  private def rows(sql: String): Seq[Row] = spark.sql(sql).collect().toSeq
   private def ids(table: String): Seq[Long] = rows(s"SELECT id FROM $table ORDER BY id").map(_.getLong(0))
   private def lastOperation(table: String) = {
     val m = snapshot(table).manifest
