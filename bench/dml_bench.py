@@ -24,10 +24,10 @@ Each run of a statement starts from a fresh copy of each table (copied, not time
 session has read once (a count: Delta builds its log snapshot then), and only the statement is
 timed: --warmups runs (1), then the best of --reps (3). After each run both tables are compared
 (row count, sum(id), sum(f1) and the sum of a hash of every row) and the count is checked
-against the expected one. Every statement runs in a job group of its own; the number of Spark
-jobs each side started is read from the status tracker. The first warm-up samples JVM memory
-(bench/spark_bench.py's sampler). --delta-dv adds a second Delta table with deletion vectors
-enabled (Delta's merge-on-read mode, the closest to Lance's deletion files).
+against the expected one. Every statement runs in a job group of its own; the Spark jobs (and
+their tasks) each side started are counted with the status tracker. The first warm-up samples
+JVM memory (bench/spark_bench.py's sampler). --delta-dv adds a second Delta table with deletion
+vectors enabled (Delta's merge-on-read mode, the closest to Lance's deletion files).
 
 Usage:
     python bench/dml_bench.py                  # 10,000,000 rows
@@ -179,6 +179,19 @@ def fresh_copy(master: Path, dest: Path) -> Path:
     return dest
 
 
+def jobs_and_tasks(sc, group: str) -> tuple[int, int]:
+    """How many Spark jobs the statement in job group `group` started, and their tasks."""
+    tracker = sc.statusTracker()
+    jobs = tracker.getJobIdsForGroup(group)
+    tasks = 0
+    for job in jobs:
+        info = tracker.getJobInfo(job)
+        for stage in (info.stageIds if info else []):
+            st = tracker.getStageInfo(stage)
+            tasks += st.numTasks if st else 0
+    return len(jobs), tasks
+
+
 def run_statement(spark, st: dict, sides: dict, source, reps: int, warmups: int,
                   sampler, probe) -> dict:
     """Warm-ups and timed runs of one statement on each side, each on fresh copies."""
@@ -209,9 +222,11 @@ def run_statement(spark, st: dict, sides: dict, source, reps: int, warmups: int,
             run: dict = {}
             try:
                 if i == 0 and sampler is not None:
-                    t0 = time.perf_counter()
-                    run["memory"] = sampler.run(action)
-                    run["s"] = time.perf_counter() - t0
+                    def sampled(action=action, run=run):
+                        t0 = time.perf_counter()  # the sampler's System.gc() not included
+                        action()
+                        run["s"] = time.perf_counter() - t0
+                    run["memory"] = sampler.run(sampled)
                 else:
                     s0 = probe.snapshot()
                     t0 = time.perf_counter()
@@ -223,7 +238,7 @@ def run_statement(spark, st: dict, sides: dict, source, reps: int, warmups: int,
                 print(f"  {side:8s} {st['name']}: FAILED {run['error']}")
             finally:
                 sc.setLocalProperty("spark.jobGroup.id", None)
-            run["jobs"] = len(sc.statusTracker().getJobIdsForGroup(group))
+            run["jobs"], run["tasks"] = jobs_and_tasks(sc, group)
             if "error" not in run:
                 if side != "lance":
                     spark.read.format("delta").load(str(dest)).createOrReplaceTempView("delta_t")
@@ -253,7 +268,8 @@ def run_statement(spark, st: dict, sides: dict, source, reps: int, warmups: int,
         if ok:
             best = min(ok, key=lambda r: r["s"])
             entry.update(best=best["s"], times=[r["s"] for r in ok], jobs=best["jobs"],
-                         jobs_all=[r["jobs"] for r in rs], other_cores=best.get("other_cores"))
+                         tasks=best["tasks"], jobs_all=[r["jobs"] for r in rs],
+                         other_cores=best.get("other_cores"))
         else:
             entry["error"] = next((r["error"] for r in rs if "error" in r), "no timed run")
         mem = next((r["memory"] for r in rs if "memory" in r), None)
@@ -332,15 +348,17 @@ def main() -> None:
              f"`DeltaTable.forPath`" + (", with and without deletion vectors" if args.delta_dv else
                                         " (Delta's defaults: no deletion vectors)") + ".  ",
              f"Each run on fresh copies of both tables (copy not timed); best of {args.reps} after "
-             f"{args.warmups} warm-up(s). Same answer: after every run both tables hold the expected "
-             f"row count and equal sum(id), sum(f1) and sum(hash(row)). Spark jobs: jobs the Lance "
-             f"statement started (job group + status tracker), best run. \"other CPU\": cores other "
-             f"processes kept busy during the best runs (2 in all).", ""]
+             f"{args.warmups} warm-up(s), each copy read once (a count) before its statement. Same "
+             f"answer: after every run both tables hold the expected row count and equal sum(id), "
+             f"sum(f1) and sum(hash(row)). Spark jobs (tasks): what each side's statement started "
+             f"in the best run (job group + status tracker). \"other CPU\": cores other processes "
+             f"kept busy during the best runs (2 in all).", ""]
     if covered == nfrags:
         lines += [f"With {nfrags} fragment(s), the whole-fragment DELETE removes every row of the table.", ""]
     head_cells = ["statement", "rows affected"] + [f"{label[s]} s" for s in deltas] + ["Lance s"]
     head_cells += [f"speed-up {label[s]}/Lance" for s in deltas]
-    head_cells += ["same answer", "Spark jobs (Lance)", "peak heap MB " + " / ".join(
+    head_cells += ["same answer", "Spark jobs (tasks) " + " / ".join(
+        [label[s] for s in deltas] + ["Lance"]), "peak heap MB " + " / ".join(
         [label[s] for s in deltas] + ["Lance"]), "other CPU " + " / ".join(
         [label[s] for s in deltas] + ["Lance"])]
     lines.append("| " + " | ".join(head_cells) + " |")
@@ -355,7 +373,8 @@ def main() -> None:
         cells += [f"{sd[s]['best'] / sd['lance']['best']:.2f}×" if "best" in sd[s] and "best" in sd["lance"]
                   else "–" for s in deltas]
         cells.append("yes" if r["same_answer"] else "**NO**")
-        cells.append(str(sd["lance"].get("jobs", "–")))
+        cells.append(" / ".join(f"{sd[s]['jobs']} ({sd[s]['tasks']})" if "jobs" in sd[s] else "–"
+                                for s in deltas + ["lance"]))
         cells.append(" / ".join(sb.mb(sd[s]["peak_heap"]) if "peak_heap" in sd[s] else "–"
                                 for s in deltas + ["lance"]))
         cells.append(" / ".join(f"{sd[s]['other_cores']:.2f}" if sd[s].get("other_cores") is not None
