@@ -20,7 +20,7 @@ GOLDEN := target/golden
 
 JAR_INPUTS := $(shell find connector/src/main protos project -type f 2>/dev/null) build.sbt
 
-.PHONY: demo test test-scala test-python jar golden venv bench bench-encode bench-write clean
+.PHONY: demo test test-scala test-python jar golden venv bench bench-encode bench-write bench-dml clean
 
 demo: $(JAR)
 	$(WITH_PKG) $(VPY) examples/quickstart.py
@@ -71,6 +71,10 @@ bench-encode: venv
 # Spark writing Lance against Spark writing Parquet, same session (bench/README.md); reuses bench's data.
 bench-write: $(JAR)
 	$(WITH_PKG) $(VPY) bench/write_bench.py $(BENCH_ARGS)
+
+# DELETE, UPDATE and MERGE INTO on Lance against Delta, same session (bench/README.md); reuses bench's data.
+bench-dml: $(JAR)
+	$(WITH_PKG) $(VPY) bench/dml_bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf target connector/target project/target $(JAR_DIR)

@@ -207,23 +207,26 @@ def ensure_fragments_table(n: int, force: bool) -> dict:
 # ---------------------------------------------------------------------------- spark
 
 
-def start_spark(jar: str):
+def start_spark(jar: str, conf: dict[str, str] | None = None):
+    """The benchmarks' session: local[2], 6g driver, the connector jar, and `conf` on top."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ["PYSPARK_SUBMIT_ARGS"] = "--driver-memory 6g pyspark-shell"
     from pyspark.sql import SparkSession
 
-    spark = (
+    builder = (
         SparkSession.builder.master("local[2]")
-        .appName("spark-lance scan benchmark")
+        .appName("spark-lance benchmark")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "6g")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.jars", jar)
-        .getOrCreate()
     )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
