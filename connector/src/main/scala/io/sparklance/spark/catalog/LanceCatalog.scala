@@ -62,7 +62,9 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
   private def pathIdent(ident: Identifier): Option[String] =
     if (ident.namespace().isEmpty && (ident.name().startsWith("/") || ident.name().contains("://"))) Some(ident.name()) else None
 
-  private def isTable(dir: String): Boolean = store.isDirectory(Paths.join(dir, Snapshot.VersionsDir))
+  /** A folder whose `_versions/` holds a manifest (an emptied folder left by a drop is not a table). */
+  private def isTable(dir: String): Boolean =
+    store.listNames(Paths.join(dir, Snapshot.VersionsDir)).exists(_.endsWith(".manifest"))
 
   /** The folder of an existing table named `ident`, if any. */
   private def existing(ident: Identifier): Option[String] = pathIdent(ident) match {
@@ -189,7 +191,9 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
   override def listNamespaces(namespace: Array[String]): Array[Array[String]] = {
     if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
     val dir = folder(namespace)
-    subfolders(dir).filterNot(n => isTable(Paths.join(dir, n))).map(n => namespace :+ n).sortBy(_.mkString(".")).toArray
+    // `<name>.lance` folders are tables' (an emptied one, left by a drop on some object stores, is no namespace).
+    subfolders(dir).filterNot(n => n.endsWith(LanceCatalog.Suffix) || isTable(Paths.join(dir, n)))
+      .map(n => namespace :+ n).sortBy(_.mkString(".")).toArray
   }
 
   override def namespaceExists(namespace: Array[String]): Boolean = {
@@ -218,7 +222,8 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
     if (!namespaceExists(namespace)) return false
     if (namespace.isEmpty) throw LanceSparkException(Errors.unsupported("dropping the warehouse itself", catalogName))
     val dir = folder(namespace)
-    if (!cascade && store.listNames(dir).exists(!_.startsWith("."))) throw new NonEmptyNamespaceException(namespace)
+    // Files, not folders, make a namespace non-empty: some object stores keep emptied folders.
+    if (!cascade && store.listRecursive(dir).nonEmpty) throw new NonEmptyNamespaceException(namespace)
     store.deleteDirectory(dir)
   }
 }
