@@ -1,5 +1,6 @@
 """spark-lance quickstart: pylance writes a small Lance dataset, Spark reads it and appends to
-it, and pylance reads Spark's append.
+it, pylance reads Spark's append; then the same table by name in SQL: UPDATE, DELETE, its
+history.
 
 Run with `make demo` (it builds the connector jar and sets up the virtualenv first).
 Everything happens on this machine: a local Spark, data in a temporary folder.
@@ -42,6 +43,7 @@ def main() -> None:
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.ui.enabled", "false")
             .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.warehouse.dir", os.path.join(tmp, "warehouse"))  # managed tables would go here
         )
         spark = pyspark_lance.configure(builder).getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
@@ -66,6 +68,15 @@ def main() -> None:
             top = os.path.join(tmp, "top.lance")
             spark.read.format("lance").load(uri).where("score > 90").write.format("lance").save(top)
             print("New table written by Spark:", lance.dataset(top).to_table().to_pydict())
+
+            # The table by name (pyspark_lance.configure set the session catalog): row-level
+            # changes commit deletion files and new fragments; pylance sees each version.
+            spark.sql(f"CREATE TABLE people USING lance LOCATION '{uri}'")
+            spark.sql("UPDATE people SET score = 90.0 WHERE name = 'edsger'")
+            spark.sql("DELETE FROM people WHERE score < 80")
+            print("After UPDATE and DELETE, pylance reads:", lance.dataset(uri).to_table().sort_by("id").to_pydict())
+            spark.sql("SELECT version, operation, rows, rows_added, rows_removed FROM people.history").show()
+            spark.sql("DROP TABLE people")  # an external table: its data stays
         finally:
             spark.stop()
 
