@@ -11,7 +11,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
-import io.sparklance.spark.write.{LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
+import io.sparklance.spark.write.{CommitTracking, LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
 import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.Operation
 import io.sparklance.table.proto.ManifestCodec
@@ -40,9 +40,9 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
   override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.write
 
   private val where = WritePlan.where(snapshot.root)
-  private val committing = new RowChangeCommit(where)
+  private val tracking = new CommitTracking(where)
 
-  override def reportDriverMetrics(): Array[CustomTaskMetric] = committing.driverMetrics
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = tracking.driverMetrics
 
   /** The table has an unenforced primary key: a MERGE's new rows then conflict with any concurrent insert. */
   private def primaryKey: Boolean = ManifestCodec.primaryKeyFields(snapshot.manifest).nonEmpty
@@ -56,7 +56,7 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
     val deleted = LanceDeltaWrite.union(ms)
     if (deleted.isEmpty && written.isEmpty) logInfo(s"$where: the ${command.name()} changed no row; nothing is committed")
     else {
-      val outcome = committing(RowChanges.commit(table.stores.create(), snapshot, deleted, where, options.commitProperties) {
+      val outcome = tracking(RowChanges.commit(table.stores.create(), snapshot, deleted, where, options.commitProperties) {
         (updated, removed) => command match {
           case Command.DELETE => Operation.Delete(updated, removed, predicate)
           case Command.MERGE => RowChanges.update(written, insertsKeys = written.nonEmpty && primaryKey)(updated, removed)
@@ -68,7 +68,7 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit =
-    committing.abort(table.stores.create(), snapshot.root, messages.iterator.collect { case m: DeltaCommitMessage => m.fragments }
+    tracking.abort(table.stores.create(), snapshot.root, messages.iterator.collect { case m: DeltaCommitMessage => m.fragments }
       .flatten.toIndexedSeq)
 }
 

@@ -11,7 +11,7 @@ import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.{LanceMetrics, LanceOptions, LanceSparkException, LanceTable, SparkFilters}
-import io.sparklance.spark.write.{LanceCommitMessage, LanceWrite, LanceWriteBuilder, WritePlan, WriteTarget}
+import io.sparklance.spark.write.{CommitTracking, LanceWrite, LanceWriteBuilder, WritePlan, WriteTarget}
 import io.sparklance.table.MetadataColumn
 import io.sparklance.table.write.RowChanges
 import io.sparklance.util.Redaction
@@ -46,7 +46,7 @@ final class ReplaceWhere private (table: LanceTable, plan: WritePlan, condition:
     extends Write with BatchWrite with Logging {
 
   private val snapshot = table.snapshot
-  private val committing = new RowChangeCommit(plan.where)
+  private val tracking = new CommitTracking(plan.where)
 
   override def description(): String =
     s"LanceReplaceWhere ${Redaction(plan.root)} readVersion=${snapshot.version} where ${condition.map(SparkFilters.sql).mkString(" AND ")}"
@@ -55,20 +55,20 @@ final class ReplaceWhere private (table: LanceTable, plan: WritePlan, condition:
 
   override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.write
 
-  override def reportDriverMetrics(): Array[CustomTaskMetric] = committing.driverMetrics
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = tracking.driverMetrics
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = LanceWrite.writerFactory(table, plan)
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
-    val written = messages.iterator.collect { case m: LanceCommitMessage => m.fragments }.flatten.toIndexedSeq
+    val written = LanceWrite.fragments(messages)
     val matched = ReplaceWhere.matchingRows(table, condition)
-    val outcome = committing(RowChanges.commit(table.stores.create(), snapshot, matched, plan.where, plan.options.commitProperties)(
+    val outcome = tracking(RowChanges.commit(table.stores.create(), snapshot, matched, plan.where, plan.options.commitProperties)(
       RowChanges.update(written)))
     logInfo(s"${plan.where}: rows where ${condition.map(SparkFilters.sql).mkString(" AND ")} replaced in version ${outcome.version}")
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit =
-    committing.abort(table.stores.create(), plan.root, messages.iterator.collect { case m: LanceCommitMessage => m.fragments }.flatten.toIndexedSeq)
+    tracking.abort(table.stores.create(), plan.root, LanceWrite.fragments(messages))
 }
 
 object ReplaceWhere {

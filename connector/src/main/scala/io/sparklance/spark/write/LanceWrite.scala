@@ -1,7 +1,5 @@
 package io.sparklance.spark.write
 
-import java.util.concurrent.TimeUnit
-
 import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
@@ -156,10 +154,7 @@ object LanceWrite extends Logging {
 
   /** The commit every kind of write shares; each kind says what it commits and how it settles "already exists". */
   private abstract class Committing(table: LanceTable, plan: WritePlan) extends Batch {
-    private var attempts = 0
-    private var commitNanos = 0L
-    /** Set once the table holds this write, or may hold it: from then on nothing may be deleted. */
-    @volatile private var keepFiles = false
+    private val tracking = new CommitTracking(plan.where)
 
     protected def newTable: Option[NewTable] =
       if (plan.readVersion.isEmpty) Some(NewTable(plan.schema, plan.fileVersion, plan.stableRowIds, plan.tableConfig)) else None
@@ -187,15 +182,12 @@ object LanceWrite extends Logging {
     // Only the messages of the task attempts Spark committed reach here (one per partition).
     override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
       val fragments = LanceWrite.fragments(messages)
-      val started = System.nanoTime()
-      try {
+      tracking.timed {
         var again = true
         while (again) {
           again = false
           try {
-            val outcome = committer(table, plan).commit(request(fragments))
-            attempts += outcome.attempts
-            keepFiles = true
+            val outcome = tracking.settle(committer(table, plan).commit(request(fragments)))
             if (outcome.duplicate) {
               // The same (txnAppId, txnVersion) was committed while this write ran: ours is not needed.
               logInfo(s"${plan.where}: version ${outcome.version} already holds this application's write; the files " +
@@ -203,24 +195,17 @@ object LanceWrite extends Logging {
               FragmentWriter.discard(table.stores.create(), plan.root, fragments)
             } else committed(outcome.version, messages)
           } catch {
-            case e: CommitStateUnknownException => keepFiles = true; throw e
-            case e: LanceException if e.errorClass == "LANCE_TABLE_ALREADY_EXISTS" => attempts += 1; again = onAlreadyExists(e, fragments)
+            case e: LanceException if e.errorClass == "LANCE_TABLE_ALREADY_EXISTS" => tracking.refused(); again = onAlreadyExists(e, fragments)
           }
         }
-      } finally commitNanos += System.nanoTime() - started
+      }
     }
 
     override def abort(messages: Array[WriterCommitMessage]): Unit =
-      if (keepFiles) logWarning(s"${plan.where}: the commit happened or may have happened; no written file is deleted")
-      else
-        try FragmentWriter.discard(table.stores.create(), plan.root, LanceWrite.fragments(messages))
-        catch { case NonFatal(e) => logWarning(s"${plan.where}: could not remove the files of the aborted write", e) }
+      tracking.abort(table.stores.create(), plan.root, LanceWrite.fragments(messages))
 
-    override def driverMetrics: Array[CustomTaskMetric] = Array(
-      LanceMetrics.task(LanceMetrics.CommitAttempts, attempts),
-      LanceMetrics.task(LanceMetrics.CommitRetries, math.max(attempts - 1, 0)),
-      LanceMetrics.task(LanceMetrics.CommitTime, TimeUnit.NANOSECONDS.toMillis(commitNanos)),
-      LanceMetrics.task(LanceMetrics.ZoneMapVersions, extraVersions))
+    override def driverMetrics: Array[CustomTaskMetric] =
+      tracking.driverMetrics :+ LanceMetrics.task(LanceMetrics.ZoneMapVersions, extraVersions)
   }
 
   /** Rows added as a new version; a table absent at planning is created (or, created meanwhile with the same columns, appended to). */
@@ -288,7 +273,8 @@ object LanceWrite extends Logging {
     override def driverMetrics: Array[CustomTaskMetric] = Array.empty
   }
 
-  private def fragments(messages: Array[WriterCommitMessage]): IndexedSeq[Fragment] =
+  /** The fragments the tasks' messages name. */
+  private[spark] def fragments(messages: Array[WriterCommitMessage]): IndexedSeq[Fragment] =
     messages.iterator.collect { case m: LanceCommitMessage => m.fragments }.flatten.toIndexedSeq
 
   /** The written fragments with their zones; empty when some task computed none (it wrote no fragment, or no zones). */

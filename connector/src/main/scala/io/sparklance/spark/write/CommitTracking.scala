@@ -1,4 +1,4 @@
-package io.sparklance.spark.dml
+package io.sparklance.spark.write
 
 import java.util.concurrent.TimeUnit
 
@@ -15,17 +15,26 @@ import io.sparklance.table.write.FragmentWriter
 import io.sparklance.util.CommitStateUnknownException
 
 /**
- * What the driver keeps of one row-level write's commit: its attempts and time (the driver
- * metrics), and whether the table holds it, or may: from then on an abort deletes nothing.
+ * What the driver keeps of one write's commits (appends, overwrites, row-level changes): their
+ * attempts and time (the driver metrics), and whether the table holds the write, or may: from
+ * then on an abort deletes nothing.
  */
-private[dml] final class RowChangeCommit(where: String) extends Logging {
+private[spark] final class CommitTracking(where: String) extends Logging {
   private var attempts = 0
   private var nanos = 0L
   @volatile private var keepFiles = false
 
-  /** Runs the commit `c`, counting it; an unknown outcome keeps every file. */
-  def apply(c: => CommitOutcome): CommitOutcome = {
+  /** Runs the commit `c`, counting its attempts and time. */
+  def apply(c: => CommitOutcome): CommitOutcome = timed(settle(c))
+
+  /** Runs `body`, adding its time to the commit time. */
+  def timed[T](body: => T): T = {
     val started = System.nanoTime()
+    try body finally nanos += System.nanoTime() - started
+  }
+
+  /** Runs the commit `c`, counting its attempts; once it happened, or its outcome is unknown, every file is kept. */
+  def settle(c: => CommitOutcome): CommitOutcome =
     try {
       val outcome = c
       attempts += outcome.attempts
@@ -33,8 +42,7 @@ private[dml] final class RowChangeCommit(where: String) extends Logging {
       outcome
     } catch {
       case e: CommitStateUnknownException => keepFiles = true; throw e
-    } finally nanos += System.nanoTime() - started
-  }
+    }
 
   /** Removes the fragments the tasks wrote, unless the commit happened or may have. */
   def abort(store: => ObjectStore, root: String, written: Seq[Fragment]): Unit =
@@ -42,6 +50,9 @@ private[dml] final class RowChangeCommit(where: String) extends Logging {
     else
       try FragmentWriter.discard(store, root, written)
       catch { case NonFatal(e) => logWarning(s"$where: could not remove the files of the aborted write", e) }
+
+  /** A commit attempt that ended without an outcome (another writer created the table first). */
+  def refused(): Unit = attempts += 1
 
   def driverMetrics: Array[CustomTaskMetric] = Array(
     LanceMetrics.task(LanceMetrics.CommitAttempts, attempts),
