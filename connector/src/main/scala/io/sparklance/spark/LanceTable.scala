@@ -181,13 +181,16 @@ object LanceTable {
    */
   def open(options: CaseInsensitiveStringMap, entry: Option[CatalogEntry] = None): LanceTable = {
     val opts = LanceOptions.parse(options)
-    val spark = org.apache.spark.sql.SparkSession.active
-    val stores = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConfWithOptions(asScala(options.asCaseSensitiveMap())))
+    val stores = LanceTable.stores(asScala(options.asCaseSensitiveMap()))
     val snapshot =
       try Right(Snapshot.resolve(stores.create(), opts.path, opts.branch, opts.version, opts.allowedBasePaths))
       catch { case e: NotFoundException if e.errorClass == "LANCE_DATASET_NOT_FOUND" => Left(e) }
     new LanceTable(snapshot, opts, stores, None, entry)
   }
+
+  /** Stores with the session's Hadoop settings, `options` (such as `fs.s3a.*` keys) over them. */
+  def stores(options: Map[String, String]): ObjectStoreFactory =
+    new HadoopObjectStoreFactory(org.apache.spark.sql.SparkSession.active.sessionState.newHadoopConfWithOptions(options))
 
   private[spark] def asScala(m: util.Map[String, String]): Map[String, String] = m.asScala.toMap
 }

@@ -4,7 +4,6 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchNamespaceException, NoSuchTableException,
   NonEmptyNamespaceException, TableAlreadyExistsException}
 import org.apache.spark.sql.connector.catalog.{Column, Identifier, NamespaceChange, StagedTable, StagingTableCatalog, SupportsNamespaces,
@@ -12,9 +11,8 @@ import org.apache.spark.sql.connector.catalog.{Column, Identifier, NamespaceChan
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.sparklance.spark.LanceSparkException
+import io.sparklance.spark.{LanceSparkException, LanceTable}
 import io.sparklance.storage.{ObjectStore, Paths}
-import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.Snapshot
 import io.sparklance.util.Errors
 
@@ -47,8 +45,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
     options = opts.asCaseSensitiveMap().asScala.toMap - LanceCatalog.Warehouse
   }
 
-  private def store: ObjectStore =
-    new HadoopObjectStoreFactory(SparkSession.active.sessionState.newHadoopConfWithOptions(options)).create()
+  private def store: ObjectStore = LanceTable.stores(options).create()
 
   // ---- names and folders ----------------------------------------------------------------
 

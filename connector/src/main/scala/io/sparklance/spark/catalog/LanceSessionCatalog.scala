@@ -12,7 +12,6 @@ import org.apache.spark.sql.types.StructType
 
 import io.sparklance.spark.{LanceSparkException, LanceTable}
 import io.sparklance.storage.Paths
-import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.util.Errors
 
 /**
@@ -157,7 +156,7 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
   }
 
   private def requireEmpty(ident: Identifier, location: String): Unit = {
-    val store = new HadoopObjectStoreFactory(session.sessionState.newHadoopConf()).create()
+    val store = LanceTable.stores(Map.empty).create()
     if (store.listNames(location).nonEmpty)
       throw Errors.invalidArgument(s"${quoted(ident)}: its managed location $location already holds files. Remove them, or give the " +
         "table a LOCATION (an existing Lance table there is then taken as it is)")

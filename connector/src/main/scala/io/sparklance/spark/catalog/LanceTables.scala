@@ -12,6 +12,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import io.sparklance.format.FileVersion
 import io.sparklance.spark.{LanceOptions, LanceTable, WriteSchema}
 import io.sparklance.spark.write.{LanceSave, LanceWriteOptions, WriteMode, WriteTarget}
+import io.sparklance.storage.ObjectStoreFactory
 import io.sparklance.table.commit.{CommitRequest, NewTable, Operation, TableCommitter}
 import io.sparklance.util.Errors
 
@@ -95,6 +96,12 @@ object LanceTables {
     Option(c.comment()).fold(field)(field.withComment)
   })
 
+  /** The read options and stores of the table at `location` with `options`, its version not resolved yet. */
+  private def at(location: String, options: Map[String, String]): (LanceOptions, ObjectStoreFactory) = {
+    val all = options + (LanceOptions.Path -> location)
+    (LanceOptions.parse(new CaseInsensitiveStringMap(all.asJava)), LanceTable.stores(all))
+  }
+
   /**
    * Makes `location` hold a Lance table with `schema`: creates it (version 1, no rows, the
    * statement's table config) when there is none, or, when there is one, checks that a given
@@ -102,11 +109,11 @@ object LanceTables {
    * lance LOCATION '...'` over a pylance dataset asks). Returns whether it created the table.
    */
   def createOrAdopt(location: String, schema: StructType, spec: TableSpec, where: String): Boolean = {
-    val probe = LanceTable.open(new CaseInsensitiveStringMap((spec.options + (LanceOptions.Path -> location)).asJava))
-    val store = probe.stores.create()
-    LanceSave.latest(store, probe.options) match {
+    val (opts, stores) = at(location, spec.options)
+    val store = stores.create()
+    LanceSave.latest(store, opts) match {
       case Some(existing) =>
-        if (schema.nonEmpty) checkSameColumns(location, probe.schema(), schema)
+        if (schema.nonEmpty) checkSameColumns(location, new LanceTable(Right(existing), opts, stores).schema(), schema)
         false
       case None =>
         if (schema.isEmpty)
@@ -129,12 +136,12 @@ object LanceTables {
    * and INSERT INTO it instead.
    */
   def stageCreate(entry: CatalogEntry, columns: StructType, spec: TableSpec, record: () => Unit): StagedLanceTable = {
-    val probe = LanceTable.open(new CaseInsensitiveStringMap((entry.options + (LanceOptions.Path -> entry.location)).asJava))
-    val store = probe.stores.create()
+    val (opts, stores) = at(entry.location, entry.options)
+    val store = stores.create()
     store.requireAtomicCreate(entry.location)
-    LanceSave.latest(store, probe.options).foreach(s => throw Errors.tableAlreadyExists(s.root, s.version))
-    val target = new LanceTable(Left(Errors.notADataset(entry.location, "no table yet: this statement creates it")), probe.options,
-      probe.stores, Some(WriteTarget(WriteMode.Create(ignoreIfExists = false), None, writeOptions(entry.options), spec.config)), Some(entry))
+    LanceSave.latest(store, opts).foreach(s => throw Errors.tableAlreadyExists(s.root, s.version))
+    val target = new LanceTable(Left(Errors.notADataset(entry.location, "no table yet: this statement creates it")), opts,
+      stores, Some(WriteTarget(WriteMode.Create(ignoreIfExists = false), None, writeOptions(entry.options), spec.config)), Some(entry))
     new StagedLanceTable(target, columns, () => createOrAdopt(entry.location, columns, spec.copy(options = entry.options), entry.name), record)
   }
 

@@ -13,7 +13,6 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import io.sparklance.spark.{LanceOptions, LanceTable}
 import io.sparklance.spark.catalog.AlterLanceTable
 import io.sparklance.storage.{ObjectStore, ObjectStoreFactory, Paths}
-import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.{Snapshot, VersionSpec}
 import io.sparklance.table.commit.{CommitRequest, TableCommitter}
 import io.sparklance.util.{Errors, NotFoundException}
@@ -47,7 +46,7 @@ object LanceSave {
       throw Errors.unsupported(s"${if (k.contains("partition")) "partitionBy" else "clusterBy"} (a Lance table has no partitions; " +
         "write without it, and filter on the column: reads prune by zone maps and indices)", opts.path)
     }
-    val stores = new HadoopObjectStoreFactory(data.sparkSession.sessionState.newHadoopConfWithOptions(parameters))
+    val stores = LanceTable.stores(parameters)
     save(mode, opts, writeOptions, stores, parameters, data)
     new BaseRelation {
       override def sqlContext: SQLContext = context
