@@ -79,6 +79,11 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
    */
   private def writableEntry: Boolean = entry.isDefined && options.version == VersionSpec.Latest && options.branch.isEmpty
 
+  /** The options of a write to this table: those its catalog stores with it, a statement's `statement` over them. */
+  def writeOptions(statement: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty()): LanceWriteOptions =
+    LanceWriteOptions.parse(new CaseInsensitiveStringMap(
+      (entry.fold(Map.empty[String, String])(_.options) ++ LanceTable.asScala(statement.asCaseSensitiveMap())).asJava))
+
   /**
    * What DESCRIBE EXTENDED and SHOW TBLPROPERTIES show: the catalog's reserved properties, the
    * stored options, and the Lance table config (which ALTER TABLE SET TBLPROPERTIES changes).
@@ -124,9 +129,7 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
       case Some(t) => new LanceWriteBuilder(this, t, info)
       case None =>
         if (!writableEntry) throw new IllegalStateException(s"$name is not a write target")
-        val opts = entry.get.options ++ LanceTable.asScala(info.options())
-        new CatalogWriteBuilder(this, WriteTarget(WriteMode.Append, Some(snapshot), LanceWriteOptions.parse(new CaseInsensitiveStringMap(opts.asJava))),
-          info)
+        new CatalogWriteBuilder(this, WriteTarget(WriteMode.Append, Some(snapshot), writeOptions(info.options())), info)
     }
   }
 

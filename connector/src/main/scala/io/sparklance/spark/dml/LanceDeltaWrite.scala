@@ -1,13 +1,10 @@
 package io.sparklance.spark.dml
 
-import scala.jdk.CollectionConverters._
-
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.write.{DeltaBatchWrite, DeltaWrite, DeltaWriterFactory, LogicalWriteInfo, PhysicalWriteInfo,
   WriterCommitMessage}
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
-import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
@@ -78,8 +75,7 @@ object LanceDeltaWrite {
   def plan(table: LanceTable, command: Command, info: LogicalWriteInfo, predicate: String): LanceDeltaWrite =
     LanceSparkException.boundary {
       val snapshot = table.snapshot
-      val options = table.entry.fold(Map.empty[String, String])(_.options) ++ info.options().asCaseSensitiveMap().asScala
-      val writeOptions = LanceWriteOptions.parse(new CaseInsensitiveStringMap(options.asJava))
+      val writeOptions = table.writeOptions(info.options())
       // A DELETE writes no rows (Spark gives it no data columns); UPDATE and MERGE write the table's.
       val rows = if (command == Command.DELETE) None
         else Some(LanceWrite.decide(table, WriteTarget(WriteMode.Append, Some(snapshot), writeOptions), overwrite = false, info.schema()))

@@ -4,7 +4,6 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.sources.Filter
 
 import io.sparklance.spark.{LanceSparkException, LanceTable, SparkFilters}
-import io.sparklance.spark.write.LanceWriteOptions
 import io.sparklance.table.ScanPlanner
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
 import io.sparklance.table.expr.Expr
@@ -39,10 +38,8 @@ object MetadataDelete extends Logging {
     if (ids.isEmpty) logInfo(s"${table.name()}: no row matches ${describe(filters)}; nothing is committed")
     else {
       val snapshot = table.snapshot
-      val options = LanceWriteOptions.parse(new org.apache.spark.sql.util.CaseInsensitiveStringMap(
-        scala.jdk.CollectionConverters.MapHasAsJava(table.entry.fold(Map.empty[String, String])(_.options)).asJava))
       val outcome = new TableCommitter(table.stores.create(), snapshot.root).commit(CommitRequest(Some(snapshot.version),
-        Operation.Delete(IndexedSeq.empty, ids.toIndexedSeq, describe(filters)), options.commitProperties))
+        Operation.Delete(IndexedSeq.empty, ids.toIndexedSeq, describe(filters)), table.writeOptions().commitProperties))
       logInfo(s"${table.name()}: version ${outcome.version} removes fragments ${ids.mkString(", ")} whole (${describe(filters)})")
     }
   }
