@@ -1,6 +1,6 @@
 package io.sparklance.table
 
-import java.io.{ByteArrayInputStream, DataInputStream, IOException}
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream, IOException}
 
 import org.roaringbitmap.RoaringBitmap
 
@@ -21,14 +21,25 @@ object DeletionVector {
     val bytes = store.readAll(path)
     val bitmap = fileType match {
       case DeletionFileType.ArrowArray => ArrowDeletionFile.read(path, bytes, physicalRows)
-      case DeletionFileType.Bitmap => fromRoaring(path, bytes)
+      case DeletionFileType.Bitmap => fromBytes(path, bytes)
     }
     if (!bitmap.isEmpty && (bitmap.last() & 0xffffffffL) >= physicalRows)
       throw Errors.corrupt(path, s"deletes row ${bitmap.last() & 0xffffffffL} of fragment $fragmentId, which has $physicalRows rows")
     bitmap
   }
 
-  private def fromRoaring(path: String, bytes: Array[Byte]): RoaringBitmap = {
+  /** `b` in the portable serialization of a 32-bit roaring bitmap: a `.bin` deletion file's bytes. */
+  def toBytes(b: RoaringBitmap): Array[Byte] = {
+    b.runOptimize()
+    val out = new ByteArrayOutputStream(b.serializedSizeInBytes())
+    val data = new DataOutputStream(out)
+    b.serialize(data)
+    data.flush()
+    out.toByteArray
+  }
+
+  /** The bitmap `bytes` (from [[toBytes]] or a `.bin` file at `path`) hold; other bytes are corrupt. */
+  def fromBytes(path: String, bytes: Array[Byte]): RoaringBitmap = {
     val b = new RoaringBitmap()
     try b.deserialize(new DataInputStream(new ByteArrayInputStream(bytes)))
     catch {

@@ -5,7 +5,6 @@ import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.write.{DeltaBatchWrite, DeltaWrite, DeltaWriterFactory, LogicalWriteInfo, PhysicalWriteInfo,
   WriterCommitMessage}
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
-import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
 import io.sparklance.spark.write.{CommitTracking, LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
@@ -50,7 +49,7 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
   override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
     val ms = messages.iterator.collect { case m: DeltaCommitMessage => m }.toIndexedSeq
     val written = ms.flatMap(_.fragments)
-    val deleted = LanceDeltaWrite.union(ms)
+    val deleted = DeltaCommitMessage.union(ms.iterator.flatMap(_.deleted))
     if (deleted.isEmpty && written.isEmpty) logInfo(s"$where: the ${command.name()} changed no row; nothing is committed")
     else {
       val outcome = tracking(RowChanges.commit(table.stores.create(), snapshot, deleted, where, options.commitProperties) {
@@ -81,8 +80,4 @@ object LanceDeltaWrite {
         else Some(LanceWrite.decide(table, WriteTarget(WriteMode.Append, Some(snapshot), writeOptions), overwrite = false, info.schema()))
       new LanceDeltaWrite(table, snapshot, command, rows, writeOptions, predicate)
     }
-
-  /** The offsets every task deleted, by fragment. */
-  private[dml] def union(messages: Seq[DeltaCommitMessage]): Map[Long, RoaringBitmap] =
-    messages.iterator.flatMap(_.deletedOffsets).toSeq.groupBy(_._1).map { case (id, parts) => id -> RoaringBitmap.or(parts.map(_._2): _*) }
 }

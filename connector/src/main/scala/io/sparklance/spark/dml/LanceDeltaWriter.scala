@@ -1,7 +1,5 @@
 package io.sparklance.spark.dml
 
-import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream}
-
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -11,7 +9,7 @@ import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.LanceSparkException
 import io.sparklance.spark.write.{LanceDataWriter, LanceDataWriterFactory}
-import io.sparklance.table.Fragment
+import io.sparklance.table.{DeletionVector, Fragment}
 import io.sparklance.table.write.MovedRows
 
 /**
@@ -19,25 +17,24 @@ import io.sparklance.table.write.MovedRows
  * portable roaring bitmaps), and the new fragments holding the rows it wrote (updated rows
  * written again, and inserted ones).
  */
-final case class DeltaCommitMessage(deleted: Map[Long, Array[Byte]], fragments: IndexedSeq[Fragment]) extends WriterCommitMessage {
-  def deletedOffsets: Map[Long, RoaringBitmap] = deleted.map { case (f, bytes) => f -> DeltaCommitMessage.bitmap(bytes) }
-}
+final case class DeltaCommitMessage(deleted: Map[Long, Array[Byte]], fragments: IndexedSeq[Fragment]) extends WriterCommitMessage
 
 object DeltaCommitMessage {
-  def bytes(b: RoaringBitmap): Array[Byte] = {
-    b.runOptimize()
-    val out = new ByteArrayOutputStream(b.serializedSizeInBytes())
-    val data = new DataOutputStream(out)
-    b.serialize(data)
-    data.flush()
-    out.toByteArray
-  }
+  /** The offsets of every (fragment, serialized offsets) part, by fragment. */
+  def union(parts: Iterator[(Long, Array[Byte])]): Map[Long, RoaringBitmap] =
+    parts.toSeq.groupBy(_._1).map { case (id, ps) =>
+      id -> RoaringBitmap.or(ps.map(p => DeletionVector.fromBytes("a task's deleted rows", p._2)): _*)
+    }
+}
 
-  def bitmap(bytes: Array[Byte]): RoaringBitmap = {
-    val b = new RoaringBitmap()
-    b.deserialize(new DataInputStream(new ByteArrayInputStream(bytes)))
-    b
-  }
+/** Row addresses (fragment id in the high 32 bits, offset in the low 32) collected by fragment. */
+final class RowAddresses {
+  private val byFragment = mutable.LongMap.empty[RoaringBitmap]
+
+  def add(address: Long): Unit = byFragment.getOrElseUpdate(address >>> 32, new RoaringBitmap()).add(address.toInt)
+
+  /** The offsets by fragment, serialized for a message to the driver. */
+  def serialized: Map[Long, Array[Byte]] = byFragment.iterator.map { case (f, b) => f -> DeletionVector.toBytes(b) }.toMap
 }
 
 /**
@@ -57,16 +54,13 @@ final case class LanceDeltaWriterFactory(rows: Option[LanceDataWriterFactory], k
  * Deletions are only collected here; the driver writes the deletion files when it commits.
  */
 final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory], keepRowIds: Boolean) extends DeltaWriter[InternalRow] {
-  private val deleted = mutable.LongMap.empty[RoaringBitmap]
+  private val deleted = new RowAddresses
   private val written = rows.map(new LanceDataWriter(_))
   // Updated rows of a table with stable row ids, in fragments of their own that keep their ids.
   private val moved = rows.filter(_ => keepRowIds).map(new LanceDataWriter(_))
   private val movedIds = new mutable.ArrayBuilder.ofLong
 
-  override def delete(metadata: InternalRow, id: InternalRow): Unit = {
-    val address = id.getLong(0)
-    deleted.getOrElseUpdate(address >>> 32, new RoaringBitmap()).add(address.toInt)
-  }
+  override def delete(metadata: InternalRow, id: InternalRow): Unit = deleted.add(id.getLong(0))
 
   override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
     delete(metadata, id)
@@ -87,7 +81,7 @@ final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory], keepRowIds: B
   override def commit(): WriterCommitMessage = {
     val fragments = written.fold(IndexedSeq.empty[Fragment])(_.commit().fragments) ++
       moved.fold(IndexedSeq.empty[Fragment])(w => MovedRows.withRowIds(w.commit().fragments, movedIds.result()))
-    DeltaCommitMessage(deleted.iterator.map { case (f, b) => f -> DeltaCommitMessage.bytes(b) }.toMap, fragments)
+    DeltaCommitMessage(deleted.serialized, fragments)
   }
 
   override def abort(): Unit = { written.foreach(_.abort()); moved.foreach(_.abort()) }

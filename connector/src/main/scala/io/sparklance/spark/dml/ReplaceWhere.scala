@@ -1,7 +1,5 @@
 package io.sparklance.spark.dml
 
-import scala.collection.mutable
-
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
@@ -95,14 +93,11 @@ object ReplaceWhere {
           .where(condition.map(SparkFilters.sql).mkString("(", ") AND (", ")"))
           .select(MetadataColumn.RowAddress.name)
         val parts = addresses.rdd.mapPartitions { rows =>
-          val byFragment = mutable.LongMap.empty[RoaringBitmap]
-          rows.foreach { r =>
-            val a = r.getLong(0)
-            byFragment.getOrElseUpdate(a >>> 32, new RoaringBitmap()).add(a.toInt)
-          }
-          byFragment.iterator.map { case (f, b) => (f, DeltaCommitMessage.bytes(b)) }
+          val collected = new RowAddresses
+          rows.foreach(r => collected.add(r.getLong(0)))
+          collected.serialized.iterator
         }.collect()
-        parts.groupBy(_._1).map { case (f, bs) => f -> RoaringBitmap.or(bs.map(b => DeltaCommitMessage.bitmap(b._2)): _*) }
+        DeltaCommitMessage.union(parts.iterator)
     }
   }
 }

@@ -1,6 +1,5 @@
 package io.sparklance.table.write
 
-import java.io.{ByteArrayOutputStream, DataOutputStream}
 import java.util.concurrent.ThreadLocalRandom
 
 import scala.util.control.NonFatal
@@ -53,12 +52,7 @@ object RowDeletions {
       val file = DeletionFile(DeletionFileType.Bitmap, snapshot.version, ThreadLocalRandom.current().nextLong() & Long.MaxValue,
         all.getLongCardinality, None)
       val path = Paths.join(Paths.stripTrailingSlash(snapshot.root), "_deletions", file.fileName(fragment.id))
-      all.runOptimize()
-      val bytes = new ByteArrayOutputStream(all.serializedSizeInBytes())
-      val out = new DataOutputStream(bytes)
-      all.serialize(out)
-      out.flush()
-      store.putIfAbsent(path, bytes.toByteArray) match {
+      store.putIfAbsent(path, DeletionVector.toBytes(all)) match {
         case PutResult.Created => ()
         case PutResult.AlreadyExists => throw new IllegalStateException(s"$path exists: a random deletion file id was drawn twice")
       }
