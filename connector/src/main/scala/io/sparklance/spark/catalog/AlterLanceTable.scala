@@ -1,6 +1,6 @@
 package io.sparklance.spark.catalog
 
-import org.apache.spark.sql.connector.catalog.{TableCatalog, TableChange}
+import org.apache.spark.sql.connector.catalog.TableChange
 import org.apache.spark.sql.connector.catalog.TableChange._
 import org.apache.spark.sql.types.{StructField, StructType}
 
@@ -22,10 +22,6 @@ import io.sparklance.util.Errors
  */
 object AlterLanceTable {
 
-  private val Reserved = Set(TableCatalog.PROP_COMMENT, TableCatalog.PROP_COLLATION, TableCatalog.PROP_LOCATION,
-    TableCatalog.PROP_PROVIDER, TableCatalog.PROP_OWNER, TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION,
-    TableCatalog.PROP_TABLE_TYPE)
-
   def apply(table: LanceTable, changes: Seq[TableChange]): Unit = {
     val where = table.name()
     val (config, columns) = changes.partition(c => c.isInstanceOf[SetProperty] || c.isInstanceOf[RemoveProperty])
@@ -36,7 +32,7 @@ object AlterLanceTable {
         case r: RemoveProperty => r.property() -> None
         case other => throw new IllegalStateException(s"not a property change: $other")
       }
-      entries.map(_._1).find(Reserved).foreach(k => throw Errors.unsupported(s"changing the reserved property '$k' of a Lance table", where))
+      entries.map(_._1).find(TableSpec.SparkReserved).foreach(k => throw Errors.unsupported(s"changing the reserved property '$k' of a Lance table", where))
       commit(LanceTables.reload(table), Operation.UpdateConfig(Some(Operation.MapUpdate(entries.toMap, replace = false)), None, None, Map.empty))
     }
   }

@@ -36,10 +36,13 @@ final case class TableSpec(
     owner: Option[String])
 
 object TableSpec {
-  /** Properties Spark reserves for itself (CatalogV2Util.TABLE_RESERVED_PROPERTIES, as of Spark 4.2). */
-  private val Reserved = Set(TableCatalog.PROP_COMMENT, TableCatalog.PROP_COLLATION, TableCatalog.PROP_LOCATION,
+  /** Properties Spark reserves for itself (CatalogV2Util.TABLE_RESERVED_PROPERTIES, as of Spark 4.2): never table config. */
+  val SparkReserved: Set[String] = Set(TableCatalog.PROP_COMMENT, TableCatalog.PROP_COLLATION, TableCatalog.PROP_LOCATION,
     TableCatalog.PROP_PROVIDER, TableCatalog.PROP_OWNER, TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION,
-    TableCatalog.PROP_TABLE_TYPE, "path")
+    TableCatalog.PROP_TABLE_TYPE)
+
+  /** Also `path`, which a CREATE TABLE's properties may carry for the location. */
+  private val Reserved = SparkReserved + "path"
 
   def apply(properties: java.util.Map[String, String]): TableSpec = {
     val props = properties.asScala.toMap
