@@ -20,6 +20,8 @@ from pathlib import Path
 import lance
 import pytest
 
+from conftest import s3_conf
+
 WRITER = Path(__file__).with_name("writer_proc.py")
 
 
@@ -66,35 +68,6 @@ class Writer:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass  # the group is gone already
-
-
-# The jars the README tells S3 users to add: hadoop-aws of Spark's Hadoop and the slim AWS SDK
-# modules. Spark resolves them from the Maven repository once, into an Ivy home of their own
-# under the user's cache (resolving in eight processes at once races on Ivy's files); the
-# writers then get the resolved jars as plain `spark.jars`.
-S3_PACKAGES = ",".join([
-    "org.apache.hadoop:hadoop-aws:3.5.0", "software.amazon.awssdk:s3:2.35.4",
-    "software.amazon.awssdk:s3-transfer-manager:2.35.4", "software.amazon.awssdk:sts:2.35.4"])
-S3_IVY = Path.home() / ".cache" / "spark-lance" / "ivy-s3"
-
-
-@pytest.fixture(scope="module")
-def s3_jars() -> str:
-    jars = S3_IVY / "jars"
-    if not any(jars.glob("*.jar")):
-        conf = {"spark.jars.packages": S3_PACKAGES, "spark.jars.excludes": "software.amazon.awssdk:bundle",
-                "spark.jars.ivy": str(S3_IVY)}
-        code = ("import json, sys; from sessions import make_session; "
-                "make_session('local[1]', 'resolve-s3-jars', json.loads(sys.argv[1])).stop()")
-        subprocess.run([sys.executable, "-c", code, json.dumps(conf)], check=True, timeout=900,
-                       env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, capture_output=True)
-    return ",".join(str(j) for j in sorted(jars.glob("*.jar")))
-
-
-def s3_conf(endpoint, jars: str) -> dict[str, str]:
-    conf = {f"spark.hadoop.{k}": v for k, v in endpoint.hadoop_conf().items()}
-    conf["spark.jars"] = jars
-    return conf
 
 
 def groups(uri: str, storage_options: dict | None = None) -> Counter:

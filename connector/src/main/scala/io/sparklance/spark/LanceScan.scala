@@ -2,8 +2,11 @@ package io.sparklance.spark
 
 import java.util.OptionalLong
 
+import org.apache.spark.sql.connector.expressions.{Expressions, Literal, NamedReference}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.metric.CustomMetric
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, Statistics, SupportsReportStatistics}
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, Statistics, SupportsReportStatistics,
+  SupportsRuntimeV2Filtering}
 import org.apache.spark.sql.types.StructType
 
 import io.sparklance.format.LanceField
@@ -14,6 +17,15 @@ import io.sparklance.util.Redaction
 /**
  * A scan of one pinned version. Scans compare by value (table version, columns,
  * options), as Spark's file sources do, so that Spark can reuse exchanges.
+ *
+ * The scan of an UPDATE or MERGE (`fragmentFilter`) can be narrowed at run time to the
+ * fragments that hold matching rows: Spark's row-level group filter
+ * (spark.sql.optimizer.runtime.rowLevelOperationGroupFilter.enabled, on by default) first
+ * runs a query reading only the columns of the condition (for MERGE, joined with the
+ * source) for the `_fragid`s of the matching rows, then hands them to [[filter]], so that
+ * the scan reading every column of the changed rows skips the other fragments. A DELETE
+ * reads no more columns than that query would, so its scan does not ask for it; nor does a
+ * scan that statistics already narrowed to one fragment.
  */
 final class LanceScan(
     table: LanceTable,
@@ -22,14 +34,46 @@ final class LanceScan(
     schema: StructType,
     predicate: Option[Expr],
     pushedFilters: Seq[org.apache.spark.sql.sources.Filter],
-    limit: Option[Long])
-    extends Scan with Batch with SupportsReportStatistics {
+    limit: Option[Long],
+    fragmentFilter: Boolean = false)
+    extends Scan with Batch with SupportsReportStatistics with SupportsRuntimeV2Filtering {
 
   private lazy val plan: ScanPlan = ScanPlanner.plan(table.stores.create(), table.snapshot, predicate)
-  private lazy val tasks: IndexedSeq[ScanTask] = limit.fold(plan.tasks)(RowLimit.first(plan.tasks, _))
+
+  /** The fragments a runtime filter kept, once Spark has run it. */
+  @volatile private var runtimeFragments: Option[Set[Long]] = None
+
+  private def tasks: IndexedSeq[ScanTask] = {
+    val kept = runtimeFragments.fold(plan.tasks)(ids => plan.tasks.filter(t => ids.contains(t.fragmentId)))
+    limit.fold(kept)(RowLimit.first(kept, _))
+  }
+
+  private def runtimePruned: Int =
+    runtimeFragments.fold(0)(ids => plan.tasks.iterator.map(_.fragmentId).distinct.count(id => !ids.contains(id)))
+
+  /**
+   * `_fragid` when a runtime filter could skip something: statistics left more than one
+   * fragment to read (an UPDATE whose pushed condition already narrowed it to one fragment
+   * would only pay for the extra query).
+   */
+  override def filterAttributes(): Array[NamedReference] = LanceSparkException.boundary {
+    if (fragmentFilter && plan.tasks.iterator.map(_.fragmentId).distinct.take(2).size > 1)
+      Array(Expressions.column(MetadataColumn.FragmentId.name))
+    else Array.empty
+  }
+
+  /**
+   * Keeps the fragments an `_fragid IN (...)` or `_fragid = n` predicate names (several
+   * predicates intersect); any other predicate is left to Spark, which filters the rows anyway.
+   */
+  override def filter(predicates: Array[Predicate]): Unit = LanceSparkException.boundary {
+    predicates.foreach(p => LanceScan.fragmentIds(p).foreach { ids =>
+      runtimeFragments = Some(runtimeFragments.fold(ids)(_ intersect ids))
+    })
+  }
 
   override def reportDriverMetrics(): Array[org.apache.spark.sql.connector.metric.CustomTaskMetric] = LanceSparkException.boundary(Array(
-    LanceMetrics.task(LanceMetrics.FragmentsPruned, plan.fragmentsPruned),
+    LanceMetrics.task(LanceMetrics.FragmentsPruned, plan.fragmentsPruned + runtimePruned),
     LanceMetrics.task(LanceMetrics.ZonesPruned, plan.zonesPruned),
     LanceMetrics.task(LanceMetrics.IndexFragments, plan.indexFragments),
     LanceMetrics.task(LanceMetrics.IndexRows, plan.indexRows)))
@@ -93,7 +137,8 @@ final class LanceScan(
         (if (plan.indexFragments > 0) s" indexLookups=${plan.indexFragments} fragments/${plan.indexRows} rows" else "")) +
       limit.fold("")(n => s" limit=$n")
 
-  private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options, predicate, limit, table.timeType)
+  private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options, predicate, limit, table.timeType,
+    fragmentFilter, runtimeFragments)
 
   override def equals(other: Any): Boolean = other match {
     case s: LanceScan => s.key == key
@@ -101,6 +146,28 @@ final class LanceScan(
   }
 
   override def hashCode(): Int = key.hashCode()
+}
+
+object LanceScan {
+  private def fragmentColumn(e: org.apache.spark.sql.connector.expressions.Expression): Boolean = e match {
+    case r: NamedReference => r.fieldNames().sameElements(Array(MetadataColumn.FragmentId.name))
+    case _ => false
+  }
+
+  /** The fragment ids a runtime predicate on `_fragid` allows, if it is one. */
+  private[spark] def fragmentIds(p: Predicate): Option[Set[Long]] = {
+    val children = p.children().toSeq
+    def ids(values: Seq[org.apache.spark.sql.connector.expressions.Expression]): Option[Set[Long]] =
+      if (values.forall(_.isInstanceOf[Literal[_]])) Some(values.flatMap(v => Option(v.asInstanceOf[Literal[_]].value())).collect {
+        case n: java.lang.Number => n.longValue
+      }.toSet)
+      else None
+    p.name() match {
+      case "IN" | "=" if children.nonEmpty && fragmentColumn(children.head) => ids(children.tail)
+      case "ALWAYS_FALSE" => Some(Set.empty)
+      case _ => None
+    }
+  }
 }
 
 /** The work of one Spark task: row ranges of fragments, every file already located. */

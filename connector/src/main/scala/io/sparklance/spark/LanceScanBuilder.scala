@@ -14,8 +14,9 @@ import io.sparklance.util.Redaction
 /**
  * Collects what Spark pushes down and builds the scan. Column pruning reaches into nested
  * fields: only the struct members Spark asks for are read (their leaves own the columns).
+ * `fragmentFilter` builds a scan Spark may narrow to fragments at run time (see [[LanceScan]]).
  */
-final class LanceScanBuilder(table: LanceTable)
+final class LanceScanBuilder(table: LanceTable, fragmentFilter: Boolean = false)
     extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownAggregates with SupportsPushDownFilters
     with SupportsPushDownLimit {
   private var required: StructType = table.schema()
@@ -114,7 +115,7 @@ final class LanceScanBuilder(table: LanceTable)
     val where = table.snapshot.manifestPath
     val schema = StructType(fields.map(f => SparkArrow.sparkField(BlobFetch.arrowField(f, table.blobs, where), where, table.timeType, Some(f))) ++
       metadata.map(m => StructField(m.name, LongType, nullable = false)))
-    new LanceScan(table, fields, metadata, schema, predicate, pushed.toSeq, limit)
+    new LanceScan(table, fields, metadata, schema, predicate, pushed.toSeq, limit, fragmentFilter)
   }
 }
 

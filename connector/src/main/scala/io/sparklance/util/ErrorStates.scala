@@ -32,6 +32,8 @@ object ErrorStates {
     "LANCE_VALUE_OUT_OF_RANGE" -> "22003",
     // not_null_violation, as a NOT NULL constraint reports it.
     "LANCE_NULL_IN_NON_NULLABLE_COLUMN" -> "23502",
+    // A row outside the condition of a REPLACE WHERE (with_check_option_violation, as a view's CHECK OPTION).
+    "LANCE_REPLACE_WHERE_MISMATCH" -> "44000",
     "LANCE_IO_ERROR" -> "58030",
     // The table names a base path outside the reader's allowedBasePaths.
     "LANCE_BASE_PATH_NOT_ALLOWED" -> "42501",

@@ -154,6 +154,13 @@ object Errors {
     else Some("columns of another type: " + mistyped.map { case (c, given, wanted) => s"'$c' is $given, the table takes $wanted" }.mkString("; ")))
     .flatten.mkString("; ")
 
+  /** A row written by an overwrite by condition (REPLACE WHERE) that the condition does not match. */
+  def replaceWhereMismatch(where: String, condition: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_REPLACE_WHERE_MISMATCH",
+      s"$where: a written row does not satisfy the REPLACE WHERE condition $condition (or it is NULL for the row). " +
+        "Nothing was committed. Write only rows the condition matches (filter the query with it), or append the others " +
+        "with INSERT INTO.")
+
   def reservedColumn(where: String, column: String, reserved: Seq[String]): InvalidArgumentException =
     new InvalidArgumentException("LANCE_INVALID_ARGUMENT",
       s"$where: column '$column' has a name Lance reserves (${reserved.mkString(", ")} are computed, not stored). " +

@@ -24,8 +24,13 @@ final class LanceRowLevelOperation(table: LanceTable, command: Command) extends 
 
   override def description(): String = s"Lance ${command.name()} on ${table.name()}"
 
+  /**
+   * UPDATE and MERGE read every column of the rows they change, so a first query reading
+   * only the condition's columns to find the fragments involved pays off; a DELETE reads only
+   * the condition's columns itself (see [[LanceScan]]).
+   */
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    val b = new LanceScanBuilder(table)
+    val b = new LanceScanBuilder(table, fragmentFilter = narrowedByFragment)
     scan = Some(b)
     b
   }
@@ -35,10 +40,17 @@ final class LanceRowLevelOperation(table: LanceTable, command: Command) extends 
   // An updated row moves to a new fragment: Spark hands it as a delete and a reinsert.
   override def representUpdateAsDeleteAndInsert(): Boolean = true
 
-  /** On a table with stable row ids an updated row keeps its id: Spark passes `_rowid` along with it. */
+  private def narrowedByFragment: Boolean = command != Command.DELETE
+
+  /**
+   * On a table with stable row ids an updated row keeps its id: Spark passes `_rowid` along
+   * with it (first, where the writer looks for it). The scans narrowed by fragment read
+   * `_fragid` too, which Spark's runtime query must find in the scan's output.
+   */
   override def requiredMetadataAttributes(): Array[NamedReference] =
-    if ((table.snapshot.manifest.readerFeatureFlags & FeatureFlags.StableRowIds) != 0) Array(Expressions.column(MetadataColumn.RowId.name))
-    else Array.empty
+    (if ((table.snapshot.manifest.readerFeatureFlags & FeatureFlags.StableRowIds) != 0) Array(Expressions.column(MetadataColumn.RowId.name))
+    else Array.empty[NamedReference]) ++
+      (if (narrowedByFragment) Array(Expressions.column(MetadataColumn.FragmentId.name)) else Array.empty[NamedReference])
 
   override def newWriteBuilder(info: LogicalWriteInfo): DeltaWriteBuilder = new DeltaWriteBuilder {
     override def build(): DeltaWrite = LanceDeltaWrite.plan(table, command, info, scan.map(_.pushedSql).getOrElse(""))

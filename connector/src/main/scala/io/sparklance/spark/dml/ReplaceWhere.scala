@@ -9,7 +9,7 @@ import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.{LanceMetrics, LanceOptions, LanceSparkException, LanceTable, SparkFilters}
-import io.sparklance.spark.write.{CommitTracking, LanceWrite, LanceWriteBuilder, WritePlan, WriteTarget}
+import io.sparklance.spark.write.{CommitTracking, LanceWrite, LanceWriteBuilder, RowCondition, WritePlan, WriteTarget}
 import io.sparklance.table.MetadataColumn
 import io.sparklance.table.write.RowChanges
 import io.sparklance.util.Redaction
@@ -37,14 +37,15 @@ final class CatalogWriteBuilder(table: LanceTable, target: WriteTarget, info: Lo
  * Rows that match a condition replaced by the query's rows, in one Lance commit: an Update
  * whose deleted rows are those the condition matches at the version the statement read (whole
  * fragments where statistics decide it, else found by a scan of the table at that version) and
- * whose new fragments hold the written rows. The written rows are not checked against the
- * condition (as Spark's own sources do not check them).
+ * whose new fragments hold the written rows, each of which must satisfy the condition
+ * ([[RowCondition]]).
  */
 final class ReplaceWhere private (table: LanceTable, plan: WritePlan, condition: Array[Filter])
     extends Write with BatchWrite with Logging {
 
   private val snapshot = table.snapshot
   private val tracking = new CommitTracking(plan.where)
+  private val rowCondition = RowCondition(condition, plan.input, plan.where)
 
   override def description(): String =
     s"LanceReplaceWhere ${Redaction(plan.root)} readVersion=${snapshot.version} where ${condition.map(SparkFilters.sql).mkString(" AND ")}"
@@ -55,7 +56,8 @@ final class ReplaceWhere private (table: LanceTable, plan: WritePlan, condition:
 
   override def reportDriverMetrics(): Array[CustomTaskMetric] = tracking.driverMetrics
 
-  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = LanceWrite.writerFactory(table, plan)
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
+    LanceWrite.writerFactory(table, plan).copy(condition = Some(rowCondition))
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
     val written = LanceWrite.fragments(messages)

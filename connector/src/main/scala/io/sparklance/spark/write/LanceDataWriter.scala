@@ -16,8 +16,8 @@ import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions, ZoneMap
 /**
  * Serializable, already-decided inputs of the executors' writers: the table's schema (field ids
  * assigned), the rows' schema as Spark hands them, for each table field the input column that
- * holds it (a DataFrame's columns may come in any order), and the zone map indices whose zones
- * the writers compute (empty: none).
+ * holds it (a DataFrame's columns may come in any order), the zone map indices whose zones
+ * the writers compute (empty: none), and the condition every row must satisfy, if any.
  */
 final case class LanceDataWriterFactory(
     stores: ObjectStoreFactory,
@@ -29,7 +29,8 @@ final case class LanceDataWriterFactory(
     batchRows: Int,
     batchBytes: Long,
     taskMemoryBytes: Long,
-    zoneMaps: IndexedSeq[ZoneMapTarget] = IndexedSeq.empty)
+    zoneMaps: IndexedSeq[ZoneMapTarget] = IndexedSeq.empty,
+    condition: Option[RowCondition] = None)
     extends DataWriterFactory {
 
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
@@ -59,6 +60,7 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
     if (factory.zoneMaps.isEmpty) None else Some(new ZoneMapBuilder(factory.zoneMaps)))
 
   override def write(row: InternalRow): Unit = LanceSparkException.boundary {
+    factory.condition.foreach(_.check(row))
     if (reordered) { projection.project(row); rows.append(projection) } else rows.append(row)
     if (rows.rowCount >= factory.batchRows || rows.bufferedBytes >= factory.batchBytes) files.write(rows.flush())
   }

@@ -2,7 +2,10 @@ package io.sparklance.spark.dml
 
 import java.io.File
 
-import org.apache.spark.sql.Row
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.execution.CommandResultExec
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
@@ -95,10 +98,47 @@ class DmlSuite extends AnyFunSuite with CatalogTables {
     assert(snapshot("m").version == v, "the failed MERGE committed nothing")
   }
 
+  /** Fragments pruned at run time in the scans of `statement` that Spark narrowed with a runtime filter. */
+  private def runtimePruned(statement: DataFrame): Seq[Long] = {
+    val plan = statement.queryExecution.executedPlan match {
+      case c: CommandResultExec => c.commandPhysicalPlan
+      case p => p
+    }
+    new AdaptiveSparkPlanHelper {}.collectWithSubqueries(plan) {
+      case s: BatchScanExec if s.runtimeFilters.nonEmpty => s.metrics("lanceFragmentsPruned").value
+    }
+  }
+
+  test("UPDATE and MERGE read the rows they rewrite only from the fragments holding matches; DELETE reads once") {
+    table("g", 50, 10)
+    // Not translatable, so no statistics prune it: only the runtime query finds that fragment 3 holds the rows.
+    val update = spark.sql("UPDATE g SET name = 'u' WHERE id % 50 IN (33, 35)")
+    assert(runtimePruned(update) == Seq(4L))
+    spark.range(41, 44).union(spark.range(60, 62)).selectExpr("id", "concat('s', id) AS name").createOrReplaceTempView("few")
+    val merge = spark.sql("MERGE INTO g USING few ON g.id = few.id WHEN MATCHED THEN UPDATE SET name = few.name WHEN NOT MATCHED THEN INSERT *")
+    // Fragment 4 holds 41-43; the UPDATE's new fragment and fragments 0-3 are skipped.
+    assert(runtimePruned(merge) == Seq(5L))
+    assert(rows("SELECT id, name FROM g WHERE name NOT LIKE 'n%' ORDER BY id") ==
+      Seq(Row(33L, "u"), Row(35L, "u"), Row(41L, "s41"), Row(42L, "s42"), Row(43L, "s43"), Row(60L, "s60"), Row(61L, "s61")))
+    assert(rows("SELECT count(*) FROM g") == Seq(Row(52L)))
+    // A source matching nothing still inserts its rows, reading no target fragment twice.
+    spark.range(70, 72).selectExpr("id", "'x' AS name").createOrReplaceTempView("none")
+    spark.sql("MERGE INTO g USING none ON g.id = none.id WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT *")
+    assert(rows("SELECT count(*) FROM g") == Seq(Row(54L)))
+    assert(runtimePruned(spark.sql("DELETE FROM g WHERE id % 50 = 7")).isEmpty, "a DELETE is not run twice")
+    assert(rows("SELECT count(*) FROM g") == Seq(Row(53L)))
+  }
+
   test("INSERT INTO ... REPLACE WHERE and overwrite(condition): the matching rows replaced in one Update") {
     table("r", 30, 10)
     val v = snapshot("r").version
     spark.sql("INSERT INTO r REPLACE WHERE id >= 5 AND id < 12 SELECT id, 'new' FROM range(5, 8)")
+    // Rows outside the condition (or where it is NULL) fail the statement, which commits nothing.
+    val before = snapshot("r").version
+    Seq("id >= 5 AND id < 12 SELECT id, 'out' FROM range(11, 13)", "name > 'a' SELECT 40, CAST(NULL AS STRING)").foreach { statement =>
+      assert(lanceError(spark.sql(s"INSERT INTO r REPLACE WHERE $statement")).errorClass == "LANCE_REPLACE_WHERE_MISMATCH")
+    }
+    assert(snapshot("r").version == before)
     assert(rows("SELECT id, name FROM r WHERE id BETWEEN 3 AND 13 ORDER BY id") ==
       Seq(Row(3L, "n3"), Row(4L, "n4"), Row(5L, "new"), Row(6L, "new"), Row(7L, "new"), Row(12L, "n12"), Row(13L, "n13")))
     assert(snapshot("r").version == v + 1)
