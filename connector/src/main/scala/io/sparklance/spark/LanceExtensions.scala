@@ -12,8 +12,10 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
  * on the classpath is all a user needs; `spark.sql.extensions` may name it too.
  */
 final class LanceExtensions extends SparkSessionExtensionsProvider {
-  override def apply(extensions: SparkSessionExtensions): Unit =
+  override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectPlannerStrategy(_ => AnswerFromMetadata)
+    extensions.injectPreCBORule(io.sparklance.spark.dml.SourceKeyPruning.apply)
+  }
 }
 
 /**

@@ -38,7 +38,14 @@ final class LanceScan(
     fragmentFilter: Boolean = false)
     extends Scan with Batch with SupportsReportStatistics with SupportsRuntimeV2Filtering {
 
-  private lazy val plan: ScanPlan = ScanPlanner.plan(table.stores.create(), table.snapshot, predicate)
+  /** The pushed predicate, and-ed with what runtime filters on data columns added. */
+  @volatile private var effective: Option[Expr] = predicate
+  @volatile private var planned: ScanPlan = _
+
+  private def plan: ScanPlan = {
+    if (planned == null) planned = ScanPlanner.plan(table.stores.create(), table.snapshot, effective)
+    planned
+  }
 
   /** The fragments a runtime filter kept, once Spark has run it. */
   @volatile private var runtimeFragments: Option[Set[Long]] = None
@@ -64,12 +71,20 @@ final class LanceScan(
 
   /**
    * Keeps the fragments an `_fragid IN (...)` or `_fragid = n` predicate names (several
-   * predicates intersect); any other predicate is left to Spark, which filters the rows anyway.
+   * predicates intersect), and plans again with a `c IN (...)` on a data column (the source's
+   * keys, from [[io.sparklance.spark.dml.SourceKeyPruning]]) so that statistics and indices
+   * prune by it; any other predicate is left to Spark, which filters the rows anyway.
    */
   override def filter(predicates: Array[Predicate]): Unit = LanceSparkException.boundary {
-    predicates.foreach(p => LanceScan.fragmentIds(p).foreach { ids =>
-      runtimeFragments = Some(runtimeFragments.fold(ids)(_ intersect ids))
-    })
+    predicates.foreach { p =>
+      LanceScan.fragmentIds(p) match {
+        case Some(ids) => runtimeFragments = Some(runtimeFragments.fold(ids)(_ intersect ids))
+        case None => SparkFilters.fromRuntime(p, table.schema()).foreach { e =>
+          effective = Some(effective.fold(e)(Expr.And(_, e)))
+          planned = null
+        }
+      }
+    }
   }
 
   override def reportDriverMetrics(): Array[org.apache.spark.sql.connector.metric.CustomTaskMetric] = LanceSparkException.boundary(Array(
@@ -114,7 +129,7 @@ final class LanceScan(
   override def estimateStatistics(): Statistics = LanceSparkException.boundary {
     val fragments = table.snapshot.manifest.fragments
     val all =
-      if (predicate.isEmpty && fragments.forall(_.physicalRows > 0)) fragments.iterator.map(_.liveRows).sum
+      if (effective.isEmpty && fragments.forall(_.physicalRows > 0)) fragments.iterator.map(_.liveRows).sum
       // After pruning, or where old manifests lack row counts (resolved from the data files
       // when the tasks were planned): an upper bound.
       else tasks.iterator.map(_.rowsToRead).sum
@@ -138,7 +153,7 @@ final class LanceScan(
       limit.fold("")(n => s" limit=$n")
 
   private def key = (table.snapshot.root, table.snapshot.version, fields, metadata, table.options, predicate, limit, table.timeType,
-    fragmentFilter, runtimeFragments)
+    fragmentFilter, runtimeFragments, effective)
 
   override def equals(other: Any): Boolean = other match {
     case s: LanceScan => s.key == key

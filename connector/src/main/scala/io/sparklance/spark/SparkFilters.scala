@@ -1,7 +1,10 @@
 package io.sparklance.spark
 
+import org.apache.spark.sql.connector.expressions.{Literal, NamedReference}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.sources
 import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
 
 import io.sparklance.table.expr.Expr
 
@@ -46,6 +49,30 @@ object SparkFilters {
       case sources.Not(c) => translate(c, schema, exact = true).map(Expr.Not)
       case _ => None
     }
+  }
+
+  /**
+   * A filter Spark hands a scan at run time (dynamic pruning: the keys of a join's other side),
+   * `c IN (...)` or `c = v` on a top-level column with values in Catalyst's internal forms.
+   * NULL values are dropped (they equal no row); a value of a form not known here, or another
+   * predicate, gives None (no pruning).
+   */
+  def fromRuntime(p: Predicate, schema: StructType): Option[Expr] = (p.name(), p.children().toSeq) match {
+    case ("IN" | "=", (r: NamedReference) +: values) if r.fieldNames().length == 1 && values.forall(_.isInstanceOf[Literal[_]]) =>
+      val name = r.fieldNames()(0)
+      schema.fields.find(_.name == name).flatMap { f =>
+        val known = values.map(_.asInstanceOf[Literal[_]].value()).filter(_ != null)
+        val ls = known.map(internalLiteral(f.dataType, _))
+        if (ls.forall(_.isDefined)) Some(Expr.In(name, ls.flatten)) else None
+      }
+    case _ => None
+  }
+
+  private def internalLiteral(t: DataType, v: Any): Option[Any] = (t, v) match {
+    case (ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType, n: java.lang.Number) => Some(n.longValue)
+    case (FloatType | DoubleType, n: java.lang.Number) => Some(n.doubleValue)
+    case (StringType, s: UTF8String) => Some(s.toString)
+    case _ => None
   }
 
   /** `f` as SQL, for what a transaction records (Lance's Delete keeps its predicate as text). */

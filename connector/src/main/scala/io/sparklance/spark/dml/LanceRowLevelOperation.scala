@@ -17,7 +17,7 @@ import io.sparklance.table.{FeatureFlags, MetadataColumn}
  * condition selects through the table's own scan (the condition pushed down prunes fragments
  * and zones first) at the version the statement loaded, which is the commit's read version.
  */
-final class LanceRowLevelOperation(table: LanceTable, command: Command) extends SupportsDelta {
+final class LanceRowLevelOperation(val table: LanceTable, command: Command) extends SupportsDelta {
   private var scan: Option[LanceScanBuilder] = None
 
   override def command(): Command = command
@@ -27,10 +27,11 @@ final class LanceRowLevelOperation(table: LanceTable, command: Command) extends 
   /**
    * UPDATE and MERGE read every column of the rows they change, so a first query reading
    * only the condition's columns to find the fragments involved pays off; a DELETE reads only
-   * the condition's columns itself (see [[LanceScan]]).
+   * the condition's columns itself, and a scan that gets the source's keys is narrowed by them
+   * (see [[LanceScan]]).
    */
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    val b = new LanceScanBuilder(table, fragmentFilter = narrowedByFragment)
+    val b = new LanceScanBuilder(table, fragmentFilter = readsFragmentIds && !prunedBySourceKeys)
     scan = Some(b)
     b
   }
@@ -40,7 +41,11 @@ final class LanceRowLevelOperation(table: LanceTable, command: Command) extends 
   // An updated row moves to a new fragment: Spark hands it as a delete and a reinsert.
   override def representUpdateAsDeleteAndInsert(): Boolean = true
 
-  private def narrowedByFragment: Boolean = command != Command.DELETE
+  /** Set by [[SourceKeyPruning]] when the scan gets the source's keys at run time. */
+  @volatile private[dml] var prunedBySourceKeys = false
+
+  /** Fixed at analysis, when Spark asks for the metadata columns; the rule runs later. */
+  private def readsFragmentIds: Boolean = command != Command.DELETE
 
   /**
    * On a table with stable row ids an updated row keeps its id: Spark passes `_rowid` along
@@ -50,7 +55,7 @@ final class LanceRowLevelOperation(table: LanceTable, command: Command) extends 
   override def requiredMetadataAttributes(): Array[NamedReference] =
     (if ((table.snapshot.manifest.readerFeatureFlags & FeatureFlags.StableRowIds) != 0) Array(Expressions.column(MetadataColumn.RowId.name))
     else Array.empty[NamedReference]) ++
-      (if (narrowedByFragment) Array(Expressions.column(MetadataColumn.FragmentId.name)) else Array.empty[NamedReference])
+      (if (readsFragmentIds) Array(Expressions.column(MetadataColumn.FragmentId.name)) else Array.empty[NamedReference])
 
   override def newWriteBuilder(info: LogicalWriteInfo): DeltaWriteBuilder = new DeltaWriteBuilder {
     override def build(): DeltaWrite = LanceDeltaWrite.plan(table, command, info, scan.map(_.pushedSql).getOrElse(""))

@@ -17,7 +17,18 @@ object Expr {
   case object GtEq extends CmpOp
 
   final case class Compare(column: String, op: CmpOp, value: Any) extends Expr
-  final case class In(column: String, values: Seq[Any]) extends Expr
+  final case class In(column: String, values: Seq[Any]) extends Expr {
+    /**
+     * The values in ascending order when they are all of one kind (Long, Double without NaN,
+     * String): a long list (the keys of a MERGE source) is then checked against a zone's
+     * bounds by one binary search instead of one comparison per value.
+     */
+    private[expr] lazy val ordered: Option[IndexedSeq[Any]] =
+      if (values.forall(_.isInstanceOf[Long])) Some(values.map(_.asInstanceOf[Long]).sorted.toIndexedSeq)
+      else if (values.forall { case d: Double => !d.isNaN; case _ => false }) Some(values.map(_.asInstanceOf[Double]).sorted(Ordering.Double.TotalOrdering).toIndexedSeq)
+      else if (values.forall(_.isInstanceOf[String])) Some(values.map(_.asInstanceOf[String]).sorted(StringOrder.ordering).toIndexedSeq)
+      else None
+  }
   final case class IsNull(column: String) extends Expr
   final case class IsNotNull(column: String) extends Expr
   final case class StartsWith(column: String, prefix: String) extends Expr
@@ -74,7 +85,10 @@ object InclusiveEvaluator {
     case IsNull(c) => stats(c).forall(_.mayHaveNull)
     case IsNotNull(c) => stats(c).forall(_.mayHaveValue)
     case Compare(c, op, v) => stats(c).forall(s => s.mayHaveValue && rangeMay(s, op, v))
-    case In(c, vs) => stats(c).forall(s => s.mayHaveValue && vs.exists(v => rangeMay(s, Eq, v)))
+    case in @ In(c, vs) => stats(c).forall(s => s.mayHaveValue && (in.ordered match {
+      case Some(sorted) if sorted.length > 8 => anyWithin(sorted, s)
+      case _ => vs.exists(v => rangeMay(s, Eq, v))
+    }))
     case StartsWith(c, p) => stats(c).forall { s =>
       s.mayHaveValue && ((s.min, s.max) match {
         case (Some(lo: String), Some(hi: String)) =>
@@ -106,6 +120,24 @@ object InclusiveEvaluator {
       })
     }
     case _ => false
+  }
+
+  /**
+   * Whether one of `sorted` (ascending, one kind) may lie in [min, max]: the first value not
+   * below min must not be above max. A bound of another kind than the values never prunes.
+   */
+  private def anyWithin(sorted: IndexedSeq[Any], s: ColumnStats): Boolean = {
+    val comparable = (b: Option[Any]) => b.forall(x => cmp(x, sorted.head).isDefined)
+    if (!comparable(s.min) || !comparable(s.max)) return true
+    var lo = 0
+    var hi = sorted.length // the first index whose value is >= min lies in [lo, hi]
+    s.min.foreach { m =>
+      while (lo < hi) {
+        val mid = (lo + hi) >>> 1
+        if (cmp(sorted(mid), m).get < 0) lo = mid + 1 else hi = mid
+      }
+    }
+    lo < sorted.length && s.max.forall(m => cmp(sorted(lo), m).get <= 0)
   }
 
   /** Whether a value in [min, max] may stand in relation `op` to `v`; an unknown bound never prunes. */

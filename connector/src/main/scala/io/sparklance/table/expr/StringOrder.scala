@@ -20,6 +20,8 @@ object StringOrder {
     Integer.compare(x.length - i, y.length - j)
   }
 
+  val ordering: Ordering[String] = (x: String, y: String) => compare(x, y)
+
   /** `s` cut to its first `codePoints` code points (whole, never half a surrogate pair). */
   def prefix(s: String, codePoints: Int): String =
     if (s.codePointCount(0, s.length) <= codePoints) s else s.substring(0, s.offsetByCodePoints(0, codePoints))

@@ -98,16 +98,20 @@ class DmlSuite extends AnyFunSuite with CatalogTables {
     assert(snapshot("m").version == v, "the failed MERGE committed nothing")
   }
 
-  /** Fragments pruned at run time in the scans of `statement` that Spark narrowed with a runtime filter. */
-  private def runtimePruned(statement: DataFrame): Seq[Long] = {
+  /** (fragments pruned, zones pruned) by the scans of `statement` that Spark narrowed with a runtime filter on `column`. */
+  private def runtimeFiltered(statement: DataFrame, column: String): Seq[(Long, Long)] = {
     val plan = statement.queryExecution.executedPlan match {
       case c: CommandResultExec => c.commandPhysicalPlan
       case p => p
     }
     new AdaptiveSparkPlanHelper {}.collectWithSubqueries(plan) {
-      case s: BatchScanExec if s.runtimeFilters.nonEmpty => s.metrics("lanceFragmentsPruned").value
+      case s: BatchScanExec if s.runtimeFilters.exists(_.references.exists(_.name == column)) =>
+        (s.metrics("lanceFragmentsPruned").value, s.metrics("lanceZonesPruned").value)
     }
   }
+
+  /** Fragments pruned by the runtime query by fragment. */
+  private def runtimePruned(statement: DataFrame): Seq[Long] = runtimeFiltered(statement, "_fragid").map(_._1)
 
   test("UPDATE and MERGE read the rows they rewrite only from the fragments holding matches; DELETE reads once") {
     table("g", 50, 10)
@@ -127,6 +131,33 @@ class DmlSuite extends AnyFunSuite with CatalogTables {
     assert(rows("SELECT count(*) FROM g") == Seq(Row(54L)))
     assert(runtimePruned(spark.sql("DELETE FROM g WHERE id % 50 = 7")).isEmpty, "a DELETE is not run twice")
     assert(rows("SELECT count(*) FROM g") == Seq(Row(53L)))
+  }
+
+  private def prunedBySourceKeys(statement: DataFrame): Seq[(Long, Long)] = runtimeFiltered(statement, "id")
+
+  test("MERGE reads only the target zones that may hold a source key; not with WHEN NOT MATCHED BY SOURCE") {
+    // pylance's `indexed` table: ids 0-19999 in fragments 0-3 (ZONEMAP on id), 20000-20999 in fragment 4 (not indexed).
+    val dir = io.sparklance.testutil.HostileCopies.copy("indexed")
+    spark.sql(s"CREATE TABLE k USING lance LOCATION '${dir.getPath}'")
+    val before = rows("SELECT count(*), sum(x) FROM k").head
+    spark.createDataFrame(Seq((12000L, 1e300), (12001L, 2e300), (50000L, 3e300))).toDF("id", "x").createOrReplaceTempView("keys")
+    val merge = spark.sql("MERGE INTO k USING keys ON k.id = keys.id WHEN MATCHED THEN UPDATE SET x = keys.x " +
+      "WHEN NOT MATCHED THEN INSERT (id, x) VALUES (keys.id, keys.x)")
+    val (fragments, zones) = prunedBySourceKeys(merge).head
+    assert(fragments == 3, "fragments 0, 1 and 3 hold no source key; 4 has no zone map and is read")
+    assert(zones > 0)
+    assert(runtimePruned(merge).isEmpty, "with the keys at hand, no runtime query by fragment")
+    assert(rows("SELECT id, x FROM k WHERE x >= 1e300 ORDER BY id") == Seq(Row(12000L, 1e300), Row(12001L, 2e300), Row(50000L, 3e300)))
+    assert(rows("SELECT count(*) FROM k") == Seq(Row(before.getLong(0) + 1)))
+    // Rows the source does not match must be visited for the BY SOURCE clause: nothing pruned.
+    val bySource = spark.sql("MERGE INTO k USING keys ON k.id = keys.id WHEN MATCHED THEN UPDATE SET x = keys.x " +
+      "WHEN NOT MATCHED BY SOURCE AND k.id = 7 THEN DELETE")
+    assert(prunedBySourceKeys(bySource).isEmpty)
+    assert(rows("SELECT count(*) FROM k WHERE id = 7") == Seq(Row(0L)))
+    spark.conf.set(SourceKeyPruning.MaxSourceBytes, "-1")
+    try assert(prunedBySourceKeys(spark.sql("MERGE INTO k USING keys ON k.id = keys.id WHEN MATCHED THEN DELETE")).isEmpty)
+    finally spark.conf.unset(SourceKeyPruning.MaxSourceBytes)
+    assert(rows("SELECT count(*) FROM k WHERE x >= 1e300") == Seq(Row(0L)))
   }
 
   test("INSERT INTO ... REPLACE WHERE and overwrite(condition): the matching rows replaced in one Update") {
