@@ -135,3 +135,49 @@ def test_alter_table_is_metadata_only_and_pylance_sees_it(spark, clean, tmp_path
     # pylance adds a column after ours: ids stay distinct, values right.
     ds.add_columns({"twice": "id * 2"})
     assert [r.twice for r in spark.sql("SELECT twice FROM alt ORDER BY id").collect()] == [2, 4, 6]
+
+
+def test_writer_v2_replace_where_metadata_tables_tags_and_timestamps(spark, clean):
+    """DataFrameWriterV2 create / append / overwrite(condition), INSERT ... REPLACE WHERE (and
+    its check of the new rows), schema evolution on INSERT, the history / fragments / refs
+    tables, a tag read by name, TIMESTAMP AS OF and EXPLAIN's pruning; pylance judges the rows."""
+    from pyspark.sql import functions as F
+
+    spark.range(30).selectExpr("id", "concat('n', id) AS name").writeTo("w").using("lance").create()
+    uri = _location(spark, "w")
+    spark.range(30, 40).selectExpr("id", "concat('n', id) AS name").writeTo("w").append()
+    spark.range(5, 8).selectExpr("id", "'new' AS name").writeTo("w").overwrite(F.col("id").between(5, 9))
+    expected = {i: f"n{i}" for i in range(40) if not 5 <= i <= 9} | {5: "new", 6: "new", 7: "new"}
+    assert {r["id"]: r["name"] for r in _pylance_rows(uri)} == expected
+    assert lance.dataset(uri).version == 3
+
+    # New rows outside the condition fail the statement; nothing is committed.
+    with pytest.raises(Exception, match="LANCE_REPLACE_WHERE_MISMATCH"):
+        spark.sql("INSERT INTO w REPLACE WHERE id >= 30 SELECT 100, 'outside'")
+    spark.sql("INSERT INTO w REPLACE WHERE id >= 30 SELECT 30, 'thirty'")
+    expected = {i: n for i, n in expected.items() if i < 30} | {30: "thirty"}
+    assert {r["id"]: r["name"] for r in _pylance_rows(uri)} == expected
+
+    spark.sql("INSERT WITH SCHEMA EVOLUTION INTO w SELECT 200 AS id, 'e' AS name, 1.5 AS score")
+    ds = lance.dataset(uri)
+    assert ds.schema.names == ["id", "name", "score"]
+    assert ds.to_table(filter="id = 200").to_pylist() == [{"id": 200, "name": "e", "score": 1.5}]
+
+    history = spark.sql("SELECT version, timestamp, operation, rows FROM w.history ORDER BY version").collect()
+    assert [h.version for h in history] == [v["version"] for v in ds.versions()]
+    assert [h.operation for h in history[1:3]] == ["Append", "Update"]
+    assert history[-1].rows == ds.count_rows()
+    assert spark.sql("SELECT sum(rows) FROM w.fragments").first()[0] == ds.count_rows()
+    assert spark.sql("SELECT sum(deleted_rows) FROM w.fragments").first()[0] == \
+        sum(f.metadata.deletion_file.num_deleted_rows for f in ds.get_fragments() if f.metadata.deletion_file)
+
+    ds.tags.create("first", 1)
+    assert spark.sql("SELECT count(*) FROM w.tag_first").first()[0] == 30
+    assert spark.sql("SELECT count(*) FROM w VERSION AS OF 'first'").first()[0] == 30
+    assert [tuple(r) for r in spark.sql("SELECT name, type, version FROM w.refs").collect()] == [("first", "tag", 1)]
+    # Version 2's time (shown to the microsecond; the manifest keeps nanoseconds) reads version 2.
+    v2 = history[1].timestamp + dt.timedelta(microseconds=1)
+    assert spark.sql(f"SELECT count(*) FROM w TIMESTAMP AS OF '{v2.isoformat(sep=' ')}'").first()[0] == 40
+
+    plan = spark.sql("EXPLAIN SELECT * FROM w WHERE id = 7").first()[0]
+    assert "EqualTo(id,7)" in plan and "prunedFragments=" in plan
