@@ -153,12 +153,12 @@ def test_writer_v2_replace_where_metadata_tables_tags_and_timestamps(spark, clea
 
     # New rows outside the condition fail the statement; nothing is committed.
     with pytest.raises(Exception, match="LANCE_REPLACE_WHERE_MISMATCH"):
-        spark.sql("INSERT INTO w REPLACE WHERE id >= 30 SELECT 100, 'outside'")
+        spark.sql("INSERT INTO w REPLACE WHERE id >= 30 SELECT 10, 'outside'")
     spark.sql("INSERT INTO w REPLACE WHERE id >= 30 SELECT 30, 'thirty'")
     expected = {i: n for i, n in expected.items() if i < 30} | {30: "thirty"}
     assert {r["id"]: r["name"] for r in _pylance_rows(uri)} == expected
 
-    spark.sql("INSERT WITH SCHEMA EVOLUTION INTO w SELECT 200 AS id, 'e' AS name, 1.5 AS score")
+    spark.sql("INSERT WITH SCHEMA EVOLUTION INTO w SELECT 200L AS id, 'e' AS name, CAST(1.5 AS DOUBLE) AS score")
     ds = lance.dataset(uri)
     assert ds.schema.names == ["id", "name", "score"]
     assert ds.to_table(filter="id = 200").to_pylist() == [{"id": 200, "name": "e", "score": 1.5}]

@@ -52,6 +52,13 @@ object AlterLanceTable {
     }
     def existing(name: String): LanceField = schema.fields.find(_.name.equalsIgnoreCase(name))
       .getOrElse(throw Errors.invalidArgument(s"$where has no column '$name' (columns: ${schema.fields.map(_.name).mkString(", ")})"))
+    changes.find(c => !(c.isInstanceOf[AddColumn] || c.isInstanceOf[DeleteColumn] || c.isInstanceOf[RenameColumn])).foreach { other =>
+      throw Errors.unsupported(s"ALTER TABLE ${describe(other)} on a Lance table (it would rewrite data)" + (other match {
+        // Spark 4.2's schema evolution asks for this whenever a written column's type differs from the table's.
+        case _: UpdateColumnType => "; when writing WITH SCHEMA EVOLUTION, cast the column to the table's type"
+        case _ => ""
+      }), where)
+    }
     val adds = changes.collect { case a: AddColumn => a }
     if (adds.nonEmpty) {
       if (adds.length != changes.length)
@@ -77,7 +84,7 @@ object AlterLanceTable {
           val f = existing(name)
           if (fs.exists(g => g.name.equalsIgnoreCase(r.newName()) && g.id != f.id)) throw Errors.duplicateColumn(where, r.newName())
           fs.map(g => if (g.id == f.id) g.copy(name = r.newName()) else g)
-        case (_, other) => throw Errors.unsupported(s"ALTER TABLE ${describe(other)} on a Lance table (it would rewrite data)", where)
+        case (_, other) => throw new IllegalStateException(s"not a column drop or rename: $other")
       }
       if (fields.isEmpty) throw Errors.unsupported("dropping every column of a table", where)
       Operation.Project(LanceSchema(fields, schema.metadata), preservesNullability = true)
