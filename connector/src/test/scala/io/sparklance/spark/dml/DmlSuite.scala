@@ -154,6 +154,14 @@ class DmlSuite extends AnyFunSuite with CatalogTables {
       "WHEN NOT MATCHED BY SOURCE AND k.id = 7 THEN DELETE")
     assert(prunedBySourceKeys(bySource).isEmpty)
     assert(rows("SELECT count(*) FROM k WHERE id = 7") == Seq(Row(0L)))
+    // Without adaptive execution, and with a Lance table as the source (planned through its own scan).
+    spark.sql("CREATE TABLE ks USING lance AS SELECT CAST(id + 3000 AS BIGINT) AS id, CAST(id + 0.5 AS DOUBLE) AS x FROM range(2)")
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try {
+      val fromTable = spark.sql("MERGE INTO k USING ks ON k.id = ks.id WHEN MATCHED THEN UPDATE SET x = ks.x")
+      assert(prunedBySourceKeys(fromTable).map(_._1) == Seq(3L))
+    } finally spark.conf.unset("spark.sql.adaptive.enabled")
+    assert(rows("SELECT id, x FROM k WHERE id IN (3000, 3001) ORDER BY id") == Seq(Row(3000L, 0.5), Row(3001L, 1.5)))
     spark.conf.set(SourceKeyPruning.MaxSourceBytes, "-1")
     try assert(prunedBySourceKeys(spark.sql("MERGE INTO k USING keys ON k.id = keys.id WHEN MATCHED THEN DELETE")).isEmpty)
     finally spark.conf.unset(SourceKeyPruning.MaxSourceBytes)
