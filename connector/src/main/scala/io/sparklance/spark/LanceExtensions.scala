@@ -15,6 +15,7 @@ final class LanceExtensions extends SparkSessionExtensionsProvider {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectPlannerStrategy(_ => AnswerFromMetadata)
     extensions.injectPreCBORule(io.sparklance.spark.dml.SourceKeyPruning.apply)
+    extensions.injectPreCBORule(io.sparklance.spark.dml.MergeOnColumns.apply)
   }
 }
 

@@ -9,9 +9,9 @@ import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
 import io.sparklance.spark.write.{CommitTracking, LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
 import io.sparklance.table.Snapshot
-import io.sparklance.table.commit.Operation
+import io.sparklance.table.commit.{KeyExistenceFilter, Operation}
 import io.sparklance.table.proto.ManifestCodec
-import io.sparklance.table.write.RowChanges
+import io.sparklance.table.write.{InsertedKeys, RowChanges}
 import io.sparklance.util.Redaction
 
 /**
@@ -25,7 +25,7 @@ import io.sparklance.util.Redaction
  * not happen, the files this statement wrote are removed; if its outcome is unknown, nothing is.
  */
 final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, command: Command, rows: Option[WritePlan],
-    options: LanceWriteOptions, predicate: String)
+    options: LanceWriteOptions, predicate: String, keys: Option[InsertedKeyColumns])
     extends DeltaWrite with DeltaBatchWrite with Logging {
 
   override def description(): String =
@@ -40,11 +40,21 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
 
   override def reportDriverMetrics(): Array[CustomTaskMetric] = tracking.driverMetrics
 
-  /** The table has an unenforced primary key: a MERGE's new rows then conflict with any concurrent insert. */
+  /**
+   * The table has an unenforced primary key: a MERGE records the keys it inserted when its ON
+   * condition is on that key (`keys`), as Lance's merge-insert does, so that only a concurrent
+   * insert of one of them conflicts; otherwise its new rows conflict with any concurrent insert.
+   */
   private def primaryKey: Boolean = ManifestCodec.primaryKeyFields(snapshot.manifest).nonEmpty
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory =
-    LanceDeltaWriterFactory(rows.map(LanceWrite.writerFactory(table, _)), rows.exists(_.stableRowIds))
+    LanceDeltaWriterFactory(rows.map(LanceWrite.writerFactory(table, _)), rows.exists(_.stableRowIds), keys)
+
+  private def insertedKeys(ms: Seq[DeltaCommitMessage]): Option[KeyExistenceFilter] = keys.map { k =>
+    val all = new InsertedKeys()
+    ms.foreach(_.insertedKeys.foreach(all.addAll))
+    all.filter(k.fieldIds)
+  }
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
     val ms = messages.iterator.collect { case m: DeltaCommitMessage => m }.toIndexedSeq
@@ -55,7 +65,8 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
       val outcome = tracking(RowChanges.commit(table.stores.create(), snapshot, deleted, where, options.commitProperties) {
         (updated, removed) => command match {
           case Command.DELETE => Operation.Delete(updated, removed, predicate)
-          case Command.MERGE => RowChanges.update(written, insertsKeys = written.nonEmpty && primaryKey)(updated, removed)
+          case Command.MERGE =>
+            RowChanges.update(written, insertedKeys(ms), insertsKeys = keys.isEmpty && written.nonEmpty && primaryKey)(updated, removed)
           case _ => RowChanges.update(written)(updated, removed)
         }
       })
@@ -71,13 +82,15 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
 object LanceDeltaWrite {
 
   /** Plans the write of a row-level operation on `table`, read at its loaded version. */
-  def plan(table: LanceTable, command: Command, info: LogicalWriteInfo, predicate: String): LanceDeltaWrite =
+  def plan(table: LanceTable, command: Command, info: LogicalWriteInfo, predicate: String, onColumns: Set[String]): LanceDeltaWrite =
     LanceSparkException.boundary {
       val snapshot = table.snapshot
       val writeOptions = table.writeOptions(info.options())
       // A DELETE writes no rows (Spark gives it no data columns); UPDATE and MERGE write the table's.
       val rows = if (command == Command.DELETE) None
         else Some(LanceWrite.decide(table, WriteTarget(WriteMode.Append, Some(snapshot), writeOptions), overwrite = false, info.schema()))
-      new LanceDeltaWrite(table, snapshot, command, rows, writeOptions, predicate)
+      val keys = if (command == Command.MERGE) InsertedKeyColumns.of(snapshot.manifest, info.schema(), onColumns, WritePlan.where(snapshot.root))
+        else None
+      new LanceDeltaWrite(table, snapshot, command, rows, writeOptions, predicate, keys)
     }
 }

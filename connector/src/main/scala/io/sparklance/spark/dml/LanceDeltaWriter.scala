@@ -10,14 +10,16 @@ import org.roaringbitmap.RoaringBitmap
 import io.sparklance.spark.LanceSparkException
 import io.sparklance.spark.write.{LanceDataWriter, LanceDataWriterFactory}
 import io.sparklance.table.{DeletionVector, Fragment}
-import io.sparklance.table.write.MovedRows
+import io.sparklance.table.write.{InsertedKeys, MovedRows}
 
 /**
  * What one task of a DELETE, UPDATE or MERGE did: the rows it deleted, by fragment (offsets as
- * portable roaring bitmaps), and the new fragments holding the rows it wrote (updated rows
- * written again, and inserted ones).
+ * portable roaring bitmaps), the new fragments holding the rows it wrote (updated rows written
+ * again, and inserted ones), and for a MERGE on a primary key the keys it inserted (the bits of
+ * an [[InsertedKeys]] filter).
  */
-final case class DeltaCommitMessage(deleted: Map[Long, Array[Byte]], fragments: IndexedSeq[Fragment]) extends WriterCommitMessage
+final case class DeltaCommitMessage(deleted: Map[Long, Array[Byte]], fragments: IndexedSeq[Fragment],
+    insertedKeys: Option[Array[Byte]] = None) extends WriterCommitMessage
 
 object DeltaCommitMessage {
   /** The offsets of every (fragment, serialized offsets) part, by fragment. */
@@ -40,11 +42,13 @@ final class RowAddresses {
 /**
  * The executors' writers of a row-level operation: rows to write (none for a DELETE) go through
  * the append writer. `keepRowIds`: the table has stable row ids, which updated rows keep (Spark
- * hands each with its `_rowid` as the first metadata value).
+ * hands each with its `_rowid` as the first metadata value). `keys`: the primary key of a MERGE
+ * whose inserted keys are recorded.
  */
-final case class LanceDeltaWriterFactory(rows: Option[LanceDataWriterFactory], keepRowIds: Boolean) extends DeltaWriterFactory {
+final case class LanceDeltaWriterFactory(rows: Option[LanceDataWriterFactory], keepRowIds: Boolean,
+    keys: Option[InsertedKeyColumns] = None) extends DeltaWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] =
-    LanceSparkException.boundary(new LanceDeltaWriter(rows, keepRowIds))
+    LanceSparkException.boundary(new LanceDeltaWriter(rows, keepRowIds, keys))
 }
 
 /**
@@ -53,8 +57,10 @@ final case class LanceDeltaWriterFactory(rows: Option[LanceDataWriterFactory], k
  * rows are deleted and written again (Lance's Update with REWRITE_ROWS), inserted rows written.
  * Deletions are only collected here; the driver writes the deletion files when it commits.
  */
-final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory], keepRowIds: Boolean) extends DeltaWriter[InternalRow] {
+final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory], keepRowIds: Boolean, keys: Option[InsertedKeyColumns] = None)
+    extends DeltaWriter[InternalRow] {
   private val deleted = new RowAddresses
+  private val inserted = keys.map(_ => new InsertedKeys())
   private val written = rows.map(new LanceDataWriter(_))
   // Updated rows of a table with stable row ids, in fragments of their own that keep their ids.
   private val moved = rows.filter(_ => keepRowIds).map(new LanceDataWriter(_))
@@ -64,10 +70,16 @@ final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory], keepRowIds: B
 
   override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
     delete(metadata, id)
-    insert(row)
+    writeRow(row)
   }
 
-  override def insert(row: InternalRow): Unit =
+  /** A new row: its key recorded, where the MERGE records them. */
+  override def insert(row: InternalRow): Unit = {
+    inserted.foreach(k => keys.get.add(row, k))
+    writeRow(row)
+  }
+
+  private def writeRow(row: InternalRow): Unit =
     written.getOrElse(throw new IllegalStateException("a DELETE writes no rows")).write(row)
 
   /** An updated row written again: with its row id, where the table keeps them. */
@@ -75,13 +87,13 @@ final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory], keepRowIds: B
     case Some(w) =>
       movedIds += metadata.getLong(0)
       w.write(row)
-    case None => insert(row)
+    case None => writeRow(row)
   }
 
   override def commit(): WriterCommitMessage = {
     val fragments = written.fold(IndexedSeq.empty[Fragment])(_.commit().fragments) ++
       moved.fold(IndexedSeq.empty[Fragment])(w => MovedRows.withRowIds(w.commit().fragments, movedIds.result()))
-    DeltaCommitMessage(deleted.serialized, fragments)
+    DeltaCommitMessage(deleted.serialized, fragments, inserted.map(_.bitmap))
   }
 
   override def abort(): Unit = { written.foreach(_.abort()); moved.foreach(_.abort()) }

@@ -1,9 +1,11 @@
 package io.sparklance.spark.dml
 
+import org.apache.spark.sql.catalyst.plans.logical.WriteDelta
 import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{DeltaWrite, DeltaWriteBuilder, LogicalWriteInfo, RowLevelOperation, SupportsDelta}
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.{LanceScanBuilder, LanceTable}
@@ -44,6 +46,9 @@ final class LanceRowLevelOperation(val table: LanceTable, command: Command) exte
   /** Set by [[SourceKeyPruning]] when the scan gets the source's keys at run time. */
   @volatile private[dml] var prunedBySourceKeys = false
 
+  /** The target columns a MERGE's ON condition equates with the source ([[MergeOnColumns]]), lower case. */
+  @volatile private[dml] var onColumns: Set[String] = Set.empty
+
   /** Fixed at analysis, when Spark asks for the metadata columns; the rule runs later. */
   private def readsFragmentIds: Boolean = command != Command.DELETE
 
@@ -58,6 +63,22 @@ final class LanceRowLevelOperation(val table: LanceTable, command: Command) exte
       (if (readsFragmentIds) Array(Expressions.column(MetadataColumn.FragmentId.name)) else Array.empty[NamedReference])
 
   override def newWriteBuilder(info: LogicalWriteInfo): DeltaWriteBuilder = new DeltaWriteBuilder {
-    override def build(): DeltaWrite = LanceDeltaWrite.plan(table, command, info, scan.map(_.pushedSql).getOrElse(""))
+    override def build(): DeltaWrite = LanceDeltaWrite.plan(table, command, info, scan.map(_.pushedSql).getOrElse(""), onColumns)
+  }
+}
+
+object LanceRowLevelOperation {
+  /**
+   * The read relation of a Lance row-level operation's rewritten plan, with the operation. The
+   * table written is Spark's RowLevelOperationTable (package-private), a case class holding it.
+   */
+  def in(w: WriteDelta): Option[(DataSourceV2Relation, LanceRowLevelOperation)] = w.table match {
+    case written: DataSourceV2Relation => written.table match {
+      case table: Product => table.productIterator.collectFirst { case op: LanceRowLevelOperation => op }.flatMap { op =>
+        w.query.collectFirst { case r: DataSourceV2Relation if r.table eq written.table => r }.map(_ -> op)
+      }
+      case _ => None
+    }
+    case _ => None
   }
 }

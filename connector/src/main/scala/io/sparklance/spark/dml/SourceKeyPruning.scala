@@ -34,7 +34,7 @@ final case class SourceKeyPruning(session: SparkSession) extends Rule[LogicalPla
   import SourceKeyPruning._
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan match {
-    case w: WriteDelta if maxSourceBytes >= 0 => target(w) match {
+    case w: WriteDelta if maxSourceBytes >= 0 => LanceRowLevelOperation.in(w) match {
       case Some((relation, operation)) if !operation.prunedBySourceKeys =>
         var pruned = false
         val query = w.query.transformUp {
@@ -48,20 +48,6 @@ final case class SourceKeyPruning(session: SparkSession) extends Rule[LogicalPla
 
   private def maxSourceBytes: Long =
     session.conf.getOption(MaxSourceBytes).map(_.trim.toLong).getOrElse(DefaultMaxSourceBytes)
-
-  /**
-   * The read relation of a Lance row-level operation, with the operation. The table written is
-   * Spark's RowLevelOperationTable (package-private), a case class holding the operation.
-   */
-  private def target(w: WriteDelta): Option[(DataSourceV2Relation, LanceRowLevelOperation)] = w.table match {
-    case written: DataSourceV2Relation => written.table match {
-      case table: Product => table.productIterator.collectFirst { case op: LanceRowLevelOperation => op }.flatMap { op =>
-        w.query.collectFirst { case r: DataSourceV2Relation if r.table eq written.table => r }.map(_ -> op)
-      }
-      case _ => None
-    }
-    case _ => None
-  }
 
   private def prune(join: Join, relation: DataSourceV2Relation, operation: LanceRowLevelOperation): Option[Join] = join match {
     case ExtractEquiJoinKeys(joinType, leftKeys, rightKeys, _, _, left, right, _) =>

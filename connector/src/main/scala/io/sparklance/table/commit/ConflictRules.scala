@@ -197,16 +197,20 @@ object ConflictRules {
 
     "Update" -> (ok, Map(
       "Append" -> ((m, _) => m match {
-        case u: Update if u.insertedRowsFilter || u.insertsKeys => Retryable("appended rows may hold keys this merge-insert inserted")
+        case u: Update if u.insertedRows.isDefined || u.insertsKeys => Retryable("appended rows may hold keys this merge-insert inserted")
         case _ => Compatible
       }),
       "Rewrite" -> touchesMine, "DataReplacement" -> touchesMine, "DataOverlay" -> touchesMine,
       "Delete" -> deleteOverDelete,
       "Update" -> ((m, t) => (m, t) match {
-        case (a: Update, b: Update) if a.insertedRowsFilter => Retryable(
-          if (b.insertedRowsFilter) "both merge-inserts may insert the same keys" else "the other update inserted rows this one cannot check")
+        // As Lance: keys recorded on both sides are compared; an update without them cannot be checked.
+        case (Update(_, _, _, _, _, Some(mine), _, _), b: Update) => b.insertedRows match {
+          case Some(theirs) if !mine.mayOverlap(theirs) => deleteOverDelete(m, t)
+          case Some(_) => Retryable("both merge-inserts may have inserted the same keys")
+          case None => Retryable("the other update wrote rows whose keys this merge-insert cannot check")
+        }
         case (a: Update, b: Update) if a.insertsKeys && b.newFragments.nonEmpty =>
-          Retryable("both may have inserted the same primary keys (this MERGE records no key filter)")
+          Retryable("both may have inserted the same primary keys (this MERGE could not record its keys)")
         case _ => deleteOverDelete(m, t)
       }),
       "Merge" -> retry("a merge rewrote the fragment list"),

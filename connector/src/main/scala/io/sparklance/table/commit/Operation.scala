@@ -32,11 +32,12 @@ object Operation {
 
   /**
    * Rows updated or merge-inserted. `rewriteColumns`: columns rewritten in place (else rows
-   * moved to `newFragments`); `insertedRowsFilter`: a primary-key merge-insert recorded the keys
-   * it inserted; `compactedShards`: MemWAL shards (id, generation) merged by this update.
+   * moved to `newFragments`); `insertedRows`: the keys a merge-insert on the primary key
+   * inserted; `compactedShards`: MemWAL shards (id, generation) merged by this update.
    * `insertsKeys` is this writer's own, never stored: a MERGE that inserted rows into a table with
-   * an unenforced primary key, without a key filter (this writer does not compute Lance's key
-   * hashes), which the conflict rules treat as conservatively as one with a filter.
+   * an unenforced primary key but could not record their keys (its ON condition is not on the
+   * key, or the key's type is one Lance does not hash), which the conflict rules treat more
+   * strictly than one with a filter.
    */
   final case class Update(
       removedFragmentIds: IndexedSeq[Long],
@@ -44,7 +45,7 @@ object Operation {
       newFragments: IndexedSeq[Fragment],
       fieldsModified: IndexedSeq[Int],
       rewriteColumns: Boolean,
-      insertedRowsFilter: Boolean,
+      insertedRows: Option[KeyExistenceFilter],
       compactedShards: IndexedSeq[(String, Long)],
       insertsKeys: Boolean = false) extends Operation
 

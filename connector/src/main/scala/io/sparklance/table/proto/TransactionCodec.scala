@@ -6,7 +6,7 @@ import com.google.protobuf.{ByteString, InvalidProtocolBufferException}
 
 import io.sparklance.format.proto.FileMetadataCodec
 import io.sparklance.table.BasePath
-import io.sparklance.table.commit.{Operation, Transaction}
+import io.sparklance.table.commit.{KeyExistenceFilter, Operation, Transaction}
 import io.sparklance.table.commit.Operation._
 import io.sparklance.util.{Bytes, Errors}
 
@@ -34,6 +34,33 @@ object TransactionCodec {
 
   private def shards(ss: java.util.List[TableProtos.CompactedSsTable]) =
     ss.asScala.map(s => java.util.HexFormat.of().formatHex(s.getShardId.getUuid.toByteArray) -> s.getGeneration).toIndexedSeq
+
+  /** A merge-insert's inserted keys; a bloom bitset whose size disagrees with its bit count is refused. */
+  private def keyFilter(f: Pb.KeyExistenceFilter, where: String): KeyExistenceFilter = {
+    val fields = f.getFieldIdsList.asScala.map(_.intValue).toIndexedSeq
+    f.getDataCase match {
+      case Pb.KeyExistenceFilter.DataCase.EXACT =>
+        KeyExistenceFilter(fields, KeyExistenceFilter.Exact(f.getExact.getKeyHashesList.asScala.map(_.longValue).toSet))
+      case Pb.KeyExistenceFilter.DataCase.BLOOM =>
+        val b = f.getBloom
+        if (b.getBitmap.size.toLong * 8 != (b.getNumBits & 0xffffffffL))
+          throw Errors.corrupt(where, s"an inserted-keys bloom filter of ${b.getBitmap.size} bytes says it has ${b.getNumBits & 0xffffffffL} bits")
+        KeyExistenceFilter(fields, KeyExistenceFilter.Bloom(b.getBitmap.toByteArray, b.getNumBits, b.getNumberOfItems, b.getProbability))
+      case _ => throw Errors.corrupt(where, "an inserted-keys filter holds neither key hashes nor a bloom filter")
+    }
+  }
+
+  private def encodeKeyFilter(f: KeyExistenceFilter): Pb.KeyExistenceFilter = {
+    val b = Pb.KeyExistenceFilter.newBuilder().addAllFieldIds(f.fieldIds.map(Integer.valueOf).asJava)
+    f.data match {
+      case KeyExistenceFilter.Exact(hashes) =>
+        b.setExact(Pb.ExactKeySetFilter.newBuilder().addAllKeyHashes(hashes.map(java.lang.Long.valueOf).asJava))
+      case KeyExistenceFilter.Bloom(bitmap, numBits, items, probability) =>
+        b.setBloom(Pb.BloomFilter.newBuilder().setBitmap(ByteString.copyFrom(bitmap)).setNumBits(numBits)
+          .setNumberOfItems(items).setProbability(probability))
+    }
+    b.build()
+  }
 
   private def mapUpdate(m: Pb.UpdateMap): MapUpdate =
     MapUpdate(m.getUpdateEntriesList.asScala.map(e => e.getKey -> (if (e.hasValue) Some(e.getValue) else None)).toMap, m.getReplace)
@@ -69,7 +96,7 @@ object TransactionCodec {
       val u = t.getUpdate
       Update(ids(u.getRemovedFragmentIdsList), fragments(u.getUpdatedFragmentsList, where), fragments(u.getNewFragmentsList, where),
         u.getFieldsModifiedList.asScala.map(_.intValue).toIndexedSeq, u.getUpdateMode == Pb.UpdateMode.REWRITE_COLUMNS,
-        u.hasInsertedRows, shards(u.getCompactedSstablesList))
+        if (u.hasInsertedRows) Some(keyFilter(u.getInsertedRows, where)) else None, shards(u.getCompactedSstablesList))
     case Pb.OperationCase.PROJECT =>
       val p = t.getProject
       Project(FileMetadataCodec.schema(p.getSchemaList.asScala.toSeq, java.util.Map.of[String, ByteString](), where),
@@ -158,9 +185,11 @@ object TransactionCodec {
           .addAllDeletedFragmentIds(deletedIds.map(java.lang.Long.valueOf).asJava)
           .setPredicate(predicate))
       case u: Update if raw.isEmpty =>
-        if (u.rewriteColumns || u.insertedRowsFilter || u.compactedShards.nonEmpty)
-          throw new IllegalStateException("this writer commits Updates that rewrite rows, without key filters or MemWAL shards")
-        b.setUpdate(Pb.Update.newBuilder()
+        if (u.rewriteColumns || u.compactedShards.nonEmpty)
+          throw new IllegalStateException("this writer commits Updates that rewrite rows, without MemWAL shards")
+        val ub = Pb.Update.newBuilder()
+        u.insertedRows.foreach(f => ub.setInsertedRows(encodeKeyFilter(f)))
+        b.setUpdate(ub
           .addAllRemovedFragmentIds(u.removedFragmentIds.map(java.lang.Long.valueOf).asJava)
           .addAllUpdatedFragments(u.updatedFragments.map(ManifestCodec.encodeFragment(_, None)).asJava)
           .addAllNewFragments(u.newFragments.map(ManifestCodec.encodeFragment(_, None)).asJava)

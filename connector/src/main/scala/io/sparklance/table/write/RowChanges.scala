@@ -6,7 +6,7 @@ import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.storage.ObjectStore
 import io.sparklance.table.{Fragment, Snapshot}
-import io.sparklance.table.commit.{CommitOutcome, CommitRequest, Operation, TableCommitter}
+import io.sparklance.table.commit.{CommitOutcome, CommitRequest, KeyExistenceFilter, Operation, TableCommitter}
 import io.sparklance.util.{CommitStateUnknownException, Errors}
 
 /**
@@ -44,9 +44,11 @@ object RowChanges {
 
   /**
    * The Update of rows rewritten (Lance's REWRITE_ROWS): old rows deleted, `written` holding the
-   * new ones; `insertsKeys` when new rows went into a table with an unenforced primary key.
+   * new ones; for a MERGE into a table with an unenforced primary key, the keys it inserted
+   * (`insertedRows`) or, where they could not be recorded, `insertsKeys` when it inserted rows.
    */
-  def update(written: IndexedSeq[Fragment], insertsKeys: Boolean = false)(updated: IndexedSeq[Fragment], removed: IndexedSeq[Long]): Operation =
-    Operation.Update(removed, updated, written, IndexedSeq.empty, rewriteColumns = false, insertedRowsFilter = false,
+  def update(written: IndexedSeq[Fragment], insertedRows: Option[KeyExistenceFilter] = None, insertsKeys: Boolean = false)(
+      updated: IndexedSeq[Fragment], removed: IndexedSeq[Long]): Operation =
+    Operation.Update(removed, updated, written, IndexedSeq.empty, rewriteColumns = false, insertedRows = insertedRows,
       compactedShards = IndexedSeq.empty, insertsKeys = insertsKeys)
 }

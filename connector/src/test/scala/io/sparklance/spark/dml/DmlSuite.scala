@@ -75,7 +75,7 @@ class DmlSuite extends AnyFunSuite with CatalogTables {
     // The rewritten rows are in new fragments (one per task that wrote some), after the old ones.
     assert(m.fragments.filter(_.id >= 2).map(_.physicalRows).sum == 4)
     lastOperation("u") match {
-      case io.sparklance.table.commit.Operation.Update(removed, updated, added, _, false, false, _, false) =>
+      case io.sparklance.table.commit.Operation.Update(removed, updated, added, _, false, None, _, false) =>
         assert(removed.isEmpty && updated.map(_.id) == Seq(0L, 1L) && added.map(_.physicalRows).sum == 4)
       case other => fail(s"expected an Update, got $other")
     }

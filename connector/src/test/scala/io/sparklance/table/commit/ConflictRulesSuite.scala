@@ -20,7 +20,7 @@ class ConflictRulesSuite extends AnyFunSuite {
   private val overwrite = Overwrite(IndexedSeq(frag(0)), schema)
   private def delete(ids: Long*) = Delete(ids.map(frag).toIndexedSeq, IndexedSeq.empty, "x > 1")
   private def update(ids: Long*) = Update(IndexedSeq.empty, ids.map(frag).toIndexedSeq, IndexedSeq(frag(0)), IndexedSeq(1), rewriteColumns = false,
-    insertedRowsFilter = false, IndexedSeq.empty)
+    insertedRows = None, IndexedSeq.empty)
   private def rewrite(ids: Long*) = Rewrite(IndexedSeq(RewriteGroup(ids.toIndexedSeq, IndexedSeq(99))))
   private val createIndex = CreateIndex(IndexedSeq(index("a_idx", Seq(0), Some(Seq(1, 2)))), IndexedSeq.empty)
   private def config(entries: (String, Option[String])*) = UpdateConfig(Some(MapUpdate(entries.toMap, replace = false)), None, None, Map.empty)
@@ -71,8 +71,13 @@ class ConflictRulesSuite extends AnyFunSuite {
     val guarded = update(1).copy(insertsKeys = true) // a MERGE into a primary-key table, no key filter recorded
     assert(retryable(ConflictRules.check(guarded, append)) && retryable(ConflictRules.check(guarded, update(5))))
     assert(ConflictRules.check(guarded, delete(5)) == Compatible)
-    val keyed = update(1).copy(insertedRowsFilter = true)
+    def keys(ks: Long*) = { val k = new io.sparklance.table.write.InsertedKeys(); ks.foreach(k.addLong); Some(k.filter(IndexedSeq(0))) }
+    val keyed = update(1).copy(insertedRows = keys(1, 2))
     assert(retryable(ConflictRules.check(keyed, append)) && retryable(ConflictRules.check(keyed, update(5))))
+    // Against another merge-insert's keys: disjoint ones commit together, overlapping ones retry.
+    assert(ConflictRules.check(keyed, update(5).copy(insertedRows = keys(1000))) == Compatible)
+    assert(retryable(ConflictRules.check(keyed, update(5).copy(insertedRows = keys(2, 3)))))
+    assert(retryable(ConflictRules.check(keyed, update(5).copy(insertedRows = keys(1000).map(_.copy(fieldIds = IndexedSeq(1)))))))
     assert(ConflictRules.check(update(1), update(5)) == Compatible && ConflictRules.check(update(1), update(1)).isInstanceOf[RebaseDeletions])
     val merging = update(1).copy(compactedShards = IndexedSeq("s1" -> 2L))
     assert(incompatible(ConflictRules.check(merging, memWal)))
