@@ -162,8 +162,10 @@ def test_updated_rows_keep_their_stable_row_ids(spark, tmp_path):
 
 
 def test_concurrent_merges_into_a_primary_key_table_insert_no_key_twice(tmp_path):
-    """Three Spark applications MERGE overlapping new keys into a table with an unenforced primary
-    key at the same moment: each key is inserted once (a loser of a race retries its MERGE)."""
+    """Three Spark applications (two full MERGEs, one insert-only) and pylance's merge-insert all
+    insert overlapping new keys into a table with an unenforced primary key at the same moment:
+    each key is inserted once (a loser of a race retries its MERGE; pylance retries its own), and
+    every Spark commit recorded its inserted keys for pylance to check."""
     import os
 
     uri = str(tmp_path / "pk.lance")
@@ -171,7 +173,8 @@ def test_concurrent_merges_into_a_primary_key_table_insert_no_key_twice(tmp_path
                         pa.field("who", pa.string())])
     lance.write_dataset(pa.table({"id": pa.array([0], pa.int64()), "who": pa.array(["seed"])}, schema=schema), uri)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    procs = [subprocess.Popen([sys.executable, str(Path(__file__).with_name("merge_proc.py")), uri, str(first), "40", f"w{i}"],
+    procs = [subprocess.Popen([sys.executable, str(Path(__file__).with_name("merge_proc.py")), uri, str(first), "40", f"w{i}"] +
+                              (["insert-only"] if i == 1 else []),
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
              for i, first in enumerate((1, 21, 31))]
     try:
@@ -180,13 +183,17 @@ def test_concurrent_merges_into_a_primary_key_table_insert_no_key_twice(tmp_path
         for p in procs:
             p.stdin.write("go\n")
             p.stdin.flush()
+        theirs = pa.table({"id": pa.array(range(51, 81), pa.int64()), "who": pa.array(["pylance"] * 30)}, schema=schema)
+        lance.dataset(uri).merge_insert("id").when_not_matched_insert_all().execute(theirs)
         outputs = [p.communicate(timeout=600)[0] for p in procs]
         assert all(p.returncode == 0 for p in procs), outputs
     finally:
         for p in procs:
             p.kill()
-    ids = lance.dataset(uri).to_table().column("id").to_pylist()
-    assert sorted(ids) == list(range(0, 71)), "every key once"
+    ds = lance.dataset(uri)
+    ids = ds.to_table().column("id").to_pylist()
+    assert sorted(ids) == list(range(0, 81)), "every key once"
+    assert all(type(t.operation).__name__ == "Update" for t in ds.get_transactions(ds.version - 1)), "merge-inserts, no plain append"
 
 
 def test_updates_killed_at_random_points_leave_whole_versions(tmp_path):

@@ -7,11 +7,11 @@ import org.apache.spark.sql.connector.write.{DeltaBatchWrite, DeltaWrite, DeltaW
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 
 import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
-import io.sparklance.spark.write.{CommitTracking, LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
+import io.sparklance.spark.write.{CommitTracking, InsertedKeyColumns, LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
 import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.{KeyExistenceFilter, Operation}
 import io.sparklance.table.proto.ManifestCodec
-import io.sparklance.table.write.{InsertedKeys, RowChanges}
+import io.sparklance.table.write.RowChanges
 import io.sparklance.util.Redaction
 
 /**
@@ -50,11 +50,7 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory =
     LanceDeltaWriterFactory(rows.map(LanceWrite.writerFactory(table, _)), rows.exists(_.stableRowIds), keys)
 
-  private def insertedKeys(ms: Seq[DeltaCommitMessage]): Option[KeyExistenceFilter] = keys.map { k =>
-    val all = new InsertedKeys()
-    ms.foreach(_.insertedKeys.foreach(all.addAll))
-    all.filter(k.fieldIds)
-  }
+  private def insertedKeys(ms: Seq[DeltaCommitMessage]): Option[KeyExistenceFilter] = keys.map(_.filter(ms.iterator.flatMap(_.insertedKeys)))
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
     val ms = messages.iterator.collect { case m: DeltaCommitMessage => m }.toIndexedSeq

@@ -8,7 +8,7 @@ import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, Wr
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.LanceSparkException
-import io.sparklance.spark.write.{LanceDataWriter, LanceDataWriterFactory}
+import io.sparklance.spark.write.{InsertedKeyColumns, LanceDataWriter, LanceDataWriterFactory}
 import io.sparklance.table.{DeletionVector, Fragment}
 import io.sparklance.table.write.{InsertedKeys, MovedRows}
 

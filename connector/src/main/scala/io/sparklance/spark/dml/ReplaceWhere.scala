@@ -9,15 +9,16 @@ import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.{LanceMetrics, LanceOptions, LanceSparkException, LanceTable, SparkFilters}
-import io.sparklance.spark.write.{CommitTracking, LanceWrite, LanceWriteBuilder, RowCondition, WritePlan, WriteTarget}
+import io.sparklance.spark.write.{CommitTracking, InsertedKeyColumns, LanceWrite, LanceWriteBuilder, RowCondition, WritePlan, WriteTarget}
 import io.sparklance.table.MetadataColumn
 import io.sparklance.table.write.RowChanges
 import io.sparklance.util.Redaction
 
 /**
- * The writes of a catalog table: appends and truncates as [[LanceWriteBuilder]] plans them, and
+ * The writes of a catalog table: appends and truncates as [[LanceWriteBuilder]] plans them,
  * overwrites by a condition (`INSERT OVERWRITE t REPLACE WHERE ...`,
- * `DataFrameWriterV2.overwrite(condition)`) as [[ReplaceWhere]].
+ * `DataFrameWriterV2.overwrite(condition)`) as [[ReplaceWhere]], and the rows of an insert-only
+ * MERGE into a table with a primary key as [[MergeInserts]].
  */
 final class CatalogWriteBuilder(table: LanceTable, target: WriteTarget, info: LogicalWriteInfo) extends SupportsOverwrite {
   private val rows = new LanceWriteBuilder(table, target, info)
@@ -30,7 +31,14 @@ final class CatalogWriteBuilder(table: LanceTable, target: WriteTarget, info: Lo
     this
   }
 
-  override def build(): Write = condition.fold(rows.build())(c => LanceSparkException.boundary(ReplaceWhere.plan(table, target, c, info)))
+  /** An insert-only MERGE into a table with a primary key comes as an append marked by [[MergeOnColumns]]. */
+  private def mergeOn: Option[Set[String]] =
+    Option(info.options().get(InsertedKeyColumns.MergeOnOption)).map(_.split(',').filter(_.nonEmpty).toSet)
+
+  override def build(): Write = LanceSparkException.boundary(condition match {
+    case Some(c) => ReplaceWhere.plan(table, target, c, info)
+    case None => mergeOn.fold(rows.build())(on => MergeInserts.plan(table, target, on, info))
+  })
 }
 
 /**

@@ -11,13 +11,14 @@ import io.sparklance.format.LanceSchema
 import io.sparklance.spark.{LanceMetrics, LanceSparkException}
 import io.sparklance.storage.ObjectStoreFactory
 import io.sparklance.table.Fragment
-import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions, ZoneMapBuilder, ZoneMapTarget}
+import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions, InsertedKeys, ZoneMapBuilder, ZoneMapTarget}
 
 /**
  * Serializable, already-decided inputs of the executors' writers: the table's schema (field ids
  * assigned), the rows' schema as Spark hands them, for each table field the input column that
  * holds it (a DataFrame's columns may come in any order), the zone map indices whose zones
- * the writers compute (empty: none), and the condition every row must satisfy, if any.
+ * the writers compute (empty: none), the condition every row must satisfy, if any, and the
+ * key columns whose values an insert-only MERGE records ([[InsertedKeyColumns]]), if any.
  */
 final case class LanceDataWriterFactory(
     stores: ObjectStoreFactory,
@@ -30,7 +31,8 @@ final case class LanceDataWriterFactory(
     batchBytes: Long,
     taskMemoryBytes: Long,
     zoneMaps: IndexedSeq[ZoneMapTarget] = IndexedSeq.empty,
-    condition: Option[RowCondition] = None)
+    condition: Option[RowCondition] = None,
+    keys: Option[InsertedKeyColumns] = None)
     extends DataWriterFactory {
 
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
@@ -59,8 +61,11 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
   private val files = new FragmentWriter(factory.stores.create(), factory.root, factory.schema, factory.files,
     if (factory.zoneMaps.isEmpty) None else Some(new ZoneMapBuilder(factory.zoneMaps)))
 
+  private val inserted = factory.keys.map(_ => new InsertedKeys())
+
   override def write(row: InternalRow): Unit = LanceSparkException.boundary {
     factory.condition.foreach(_.check(row))
+    inserted.foreach(factory.keys.get.add(row, _))
     if (reordered) { projection.project(row); rows.append(projection) } else rows.append(row)
     if (rows.rowCount >= factory.batchRows || rows.bufferedBytes >= factory.batchBytes) files.write(rows.flush())
   }
@@ -73,7 +78,7 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
     finish()
   }
 
-  override def commit(): LanceCommitMessage = LanceCommitMessage(finish(), files.zoneMapsWritten)
+  override def commit(): LanceCommitMessage = LanceCommitMessage(finish(), files.zoneMapsWritten, inserted.map(_.bitmap))
 
   private var fragments: IndexedSeq[Fragment] = _
 

@@ -1,10 +1,11 @@
-package io.sparklance.spark.dml
+package io.sparklance.spark.write
 
 import org.apache.arrow.vector.types.pojo.ArrowType
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.{BinaryType, DataType, IntegerType, LongType, StringType, StructType}
 
 import io.sparklance.table.Manifest
+import io.sparklance.table.commit.KeyExistenceFilter
 import io.sparklance.table.proto.ManifestCodec
 import io.sparklance.table.write.InsertedKeys
 
@@ -27,9 +28,23 @@ final case class InsertedKeyColumns(fieldIds: IndexedSeq[Int], ordinals: Indexed
       })
       keys.add(if (parts.length == 1) parts.head else InsertedKeys.composite(parts))
     }
+
+  /** The filter of the keys every task inserted (each task's bits; a union is their OR). */
+  def filter(tasks: Iterator[Array[Byte]]): KeyExistenceFilter = {
+    val all = new InsertedKeys()
+    tasks.foreach(all.addAll)
+    all.filter(fieldIds)
+  }
 }
 
 object InsertedKeyColumns {
+  /**
+   * The write option by which an insert-only MERGE tells its append which columns its ON
+   * condition equates (comma-separated, lower case); set by the optimizer rule that turns the
+   * MERGE into the append, never by users.
+   */
+  val MergeOnOption = "__lance_merge_on"
+
   sealed trait Kind
   case object Int32 extends Kind
   case object Int64 extends Kind
