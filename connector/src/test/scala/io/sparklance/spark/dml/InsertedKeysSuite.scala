@@ -1,7 +1,6 @@
 package io.sparklance.spark.dml
 
 import java.io.File
-import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 
 import org.scalatest.funsuite.AnyFunSuite
@@ -10,7 +9,7 @@ import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.{KeyExistenceFilter, Operation}
 import io.sparklance.table.proto.TransactionCodec
 import io.sparklance.testutil.CatalogTables
-import io.sparklance.util.{Bytes, Json}
+import io.sparklance.util.Bytes
 
 /**
  * A MERGE on a table's unenforced primary key records the keys it inserted exactly as pylance's
@@ -35,13 +34,7 @@ class InsertedKeysSuite extends AnyFunSuite with CatalogTables {
       |print(json.dumps({"rows": lance.dataset(copy).count_rows()}))
       |""".stripMargin
 
-  private def python(script: String, args: String*): Map[String, Any] = {
-    val venv = sys.env.getOrElse("SPARK_LANCE_VENV", throw new IllegalStateException("SPARK_LANCE_VENV is not set (sbt sets it)"))
-    val p = new ProcessBuilder((Seq(new File(venv, "bin/python").getPath, "-c", script) ++ args): _*).redirectErrorStream(true).start()
-    val out = new String(p.getInputStream.readAllBytes(), UTF_8)
-    assert(p.waitFor() == 0, out)
-    Json.parse(out.linesIterator.filter(_.startsWith("{")).toSeq.last).asInstanceOf[Map[String, Any]]
-  }
+  private def python(script: String, args: String*): Map[String, Any] = io.sparklance.testutil.PylanceScript.run(script, args: _*)
 
   private def lastUpdate(path: String): Operation.Update = {
     val m = Snapshot.open(store, path, None).manifest

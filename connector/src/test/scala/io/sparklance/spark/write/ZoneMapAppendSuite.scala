@@ -1,7 +1,6 @@
 package io.sparklance.spark.write
 
 import java.io.File
-import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 
 import org.apache.spark.sql.DataFrame
@@ -11,7 +10,6 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.{Snapshot, ZoneMapIndex}
 import io.sparklance.testutil.LocalSpark
-import io.sparklance.util.Json
 
 /**
  * A Spark append to a table with ZONEMAP indices (made by pylance) extends them over the new
@@ -46,13 +44,7 @@ class ZoneMapAppendSuite extends AnyFunSuite with LocalSpark {
       |print(json.dumps({"operations": ops, "indexed": indexed, "answers": answers}))
       |""".stripMargin
 
-  private def python(script: String, args: String*): Map[String, Any] = {
-    val venv = sys.env.getOrElse("SPARK_LANCE_VENV", throw new IllegalStateException("SPARK_LANCE_VENV is not set (sbt sets it)"))
-    val p = new ProcessBuilder((Seq(new File(venv, "bin/python").getPath, "-c", script) ++ args): _*).redirectErrorStream(true).start()
-    val out = new String(p.getInputStream.readAllBytes(), UTF_8)
-    assert(p.waitFor() == 0, out)
-    Json.parse(out.linesIterator.filter(_.startsWith("{")).toSeq.last).asInstanceOf[Map[String, Any]]
-  }
+  private def python(script: String, args: String*): Map[String, Any] = io.sparklance.testutil.PylanceScript.run(script, args: _*)
 
   private def newTable(): String = {
     val path = new File(Files.createTempDirectory("zonemap-append").toFile, "t.lance").getPath
