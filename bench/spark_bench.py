@@ -22,7 +22,7 @@ Usage:
     python bench/spark_bench.py                 # 10,000,000 rows
     python bench/spark_bench.py --rows 1000000  # quick mode
     options: --force (regenerate data), --warmups 3, --reps 9, --fragments 100000, --no-memory,
-             --no-fragments
+             --no-fragments, --only "COUNT,look-up" (those queries and the floor, printed only)
 """
 
 from __future__ import annotations
@@ -394,6 +394,8 @@ def main() -> None:
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--generate-only", action="store_true", help="write the data, run nothing")
     ap.add_argument("--jar", help="connector jar (default: the one pyspark_lance bundles)")
+    ap.add_argument("--only", help="comma-separated parts of query names: run only those (and the floor); "
+                                   "results are printed, not written")
     ap.add_argument("--scan-timeout", type=float, default=60.0,
                     help="seconds before the fragment-table count/scan is cancelled")
     args = ap.parse_args()
@@ -447,7 +449,8 @@ def main() -> None:
             tables[(fmt, t)] = (view, df.rdd.getNumPartitions())
 
     results = []
-    for q in queries(args.rows):
+    chosen = [q for q in queries(args.rows) if not args.only or any(p in q["name"] for p in args.only.split(","))]
+    for q in chosen:
         row = {"query": q["name"], "rows": q["rows"]}
         answers = {}
         for fmt in ("parquet", "lance"):
@@ -494,6 +497,8 @@ def main() -> None:
     }
     print("  Spark floor: " + ", ".join(f"{k} {v:.3f}s" for k, v in floor.items()))
 
+    if args.only:
+        return
     planning = None
     if frag_meta is not None:
         planning = measure_planning(spark, frag_meta["uri"], str(d / "scalar.lance"), args.reps,

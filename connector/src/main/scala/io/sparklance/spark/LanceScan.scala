@@ -2,6 +2,9 @@ package io.sparklance.spark
 
 import java.util.OptionalLong
 
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.expressions.{Expressions, Literal, NamedReference}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.metric.CustomMetric
@@ -143,6 +146,28 @@ final class LanceScan(
 
   override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.all
 
+  /**
+   * Whether an index look-up named every row to read (each planned task is a selection of
+   * rows), at most `maxRows` of them and of at most [[LanceDriverScan.MaxBytes]] (estimated from
+   * the manifest, so that wide rows or blobs stay on the executors): a point look-up, which
+   * [[LanceDriverScan]] reads on the driver instead of starting a job.
+   */
+  def lookupOfAtMost(maxRows: Long): Boolean = {
+    val ts = tasks
+    effective.isDefined && ts.nonEmpty && ts.forall(_.selection.isDefined) && ts.iterator.map(_.rowsToRead).sum <= maxRows &&
+      projectedBytes <= LanceDriverScan.MaxBytes
+  }
+
+  /** Every row the scan reads, read here, in one pass over its tasks (rows copied out of the batches). */
+  def readAll(): Array[InternalRow] = LanceSparkException.boundary {
+    val reader = createReaderFactory().createColumnarReader(LanceInputPartition(tasks))
+    try {
+      val rows = Array.newBuilder[InternalRow]
+      while (reader.next()) reader.get().rowIterator().asScala.foreach(r => rows += r.copy())
+      rows.result()
+    } finally reader.close()
+  }
+
   override def description(): String =
     s"LanceScan ${Redaction(table.snapshot.root)} version=${table.snapshot.version} columns=[${(fields.map(_.name) ++ metadata.map(_.name)).mkString(", ")}]" +
       (if (pushedFilters.isEmpty) "" else s" pushedFilters=[${pushedFilters.mkString(", ")}]") +
@@ -183,6 +208,26 @@ object LanceScan {
       case _ => None
     }
   }
+}
+
+/**
+ * A point look-up answered on the driver: the few rows an index look-up named, read when Spark
+ * plans the query, so that it runs no job (as `SELECT 1` runs none); see [[AnswerOnDriver]].
+ * A job's fixed cost (scheduling, serializing the tasks and their row selections, a stage) is
+ * most of a look-up's time otherwise.
+ */
+final class LanceDriverScan(scan: LanceScan) extends org.apache.spark.sql.connector.read.LocalScan {
+  override lazy val rows: Array[InternalRow] = scan.readAll()
+  override def readSchema(): StructType = scan.readSchema()
+  override def description(): String = scan.description() + " (read on the driver)"
+}
+
+object LanceDriverScan {
+  /** The most rows an index look-up may name for the query to be answered on the driver; 0 turns it off. */
+  val MaxRows = "spark.sql.lance.driverLookup.maxRows"
+  val DefaultMaxRows = 1000L
+  /** The most bytes (of the projected columns, estimated) a look-up answered on the driver may read. */
+  val MaxBytes: Long = 16L << 20
 }
 
 /** The work of one Spark task: row ranges of fragments, every file already located. */

@@ -14,9 +14,10 @@ import io.sparklance.util.Redaction
 /**
  * Collects what Spark pushes down and builds the scan. Column pruning reaches into nested
  * fields: only the struct members Spark asks for are read (their leaves own the columns).
- * `fragmentFilter` builds a scan Spark may narrow to fragments at run time (see [[LanceScan]]).
+ * `fragmentFilter` builds a scan Spark may narrow to fragments at run time (see [[LanceScan]]);
+ * `driverLookups` lets a point look-up be read on the driver ([[LanceDriverScan]]), for queries.
  */
-final class LanceScanBuilder(table: LanceTable, fragmentFilter: Boolean = false)
+final class LanceScanBuilder(table: LanceTable, fragmentFilter: Boolean = false, driverLookups: Boolean = false)
     extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownAggregates with SupportsPushDownFilters
     with SupportsPushDownLimit {
   private var required: StructType = table.schema()
@@ -105,9 +106,14 @@ final class LanceScanBuilder(table: LanceTable, fragmentFilter: Boolean = false)
     true
   }
 
-  override def build(): Scan = LanceSparkException.boundary(aggregate.getOrElse(buildScan()))
+  override def build(): Scan = LanceSparkException.boundary(aggregate.getOrElse {
+    val scan = buildScan()
+    val maxRows = org.apache.spark.sql.SparkSession.active.conf.getOption(LanceDriverScan.MaxRows).map(_.trim.toLong)
+      .getOrElse(LanceDriverScan.DefaultMaxRows)
+    if (driverLookups && maxRows > 0 && scan.lookupOfAtMost(maxRows)) new LanceDriverScan(scan) else scan
+  })
 
-  private def buildScan(): Scan = {
+  private def buildScan(): LanceScan = {
     val byName = table.snapshot.manifest.schema.fields.map(f => f.name -> f).toMap
     val (meta, data) = required.fields.toIndexedSeq.partition(f => !byName.contains(f.name) && MetadataColumn.byName(f.name).isDefined)
     val fields = data.map(f => LanceScanBuilder.prune(byName(f.name), f.dataType))

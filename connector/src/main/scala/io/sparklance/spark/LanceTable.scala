@@ -153,7 +153,7 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
     }: SparkMetadataColumn
   }.toArray
 
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new LanceScanBuilder(this)
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new LanceScanBuilder(this, driverLookups = true)
 
   /** DELETE, UPDATE, MERGE INTO on a catalog table ([[LanceRowLevelOperation]]). */
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = {

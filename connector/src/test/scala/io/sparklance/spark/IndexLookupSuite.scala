@@ -18,6 +18,18 @@ import io.sparklance.util.Json
  */
 class IndexLookupSuite extends AnyFunSuite with LocalSpark {
 
+  // These tests look at the scan's tasks: a look-up of few rows is otherwise read on the driver
+  // (the last test shows that path).
+  override protected def beforeAll(): Unit = {
+    super.beforeAll()
+    spark.conf.set(LanceDriverScan.MaxRows, "0")
+  }
+
+  override protected def afterAll(): Unit = {
+    spark.conf.unset(LanceDriverScan.MaxRows)
+    super.afterAll()
+  }
+
   private def filters(name: String): Seq[String] = {
     val info = new String(Files.readAllBytes(new File(new File(Golden.root, name), "info.json").toPath), "UTF-8")
     Json.parse(info).asInstanceOf[Map[String, Any]]("filters").asInstanceOf[Seq[String]]
@@ -118,5 +130,31 @@ class IndexLookupSuite extends AnyFunSuite with LocalSpark {
     val (beta, mb) = run(df.where("category = 'beta'").select("id"))
     assert(beta.map(_.head) == all.filter(_._3.contains("beta")).map(_._1).toSeq.sorted)
     assert(mb("lanceIndexFragments") == 4, mb)
+  }
+
+  test("a look-up of few rows is read on the driver: no job, the rows of the scan through the tasks") {
+    val lookup = "key IN (0, 3, 89997, 45000, 12, 7)"
+    val (byTasks, _) = run(read("index_lookups", 6).where(lookup))
+    spark.conf.set(LanceDriverScan.MaxRows, "10")
+    try {
+      val q = read("index_lookups", 6).where(lookup)
+      val plan = q.queryExecution.executedPlan
+      assert(plan.isInstanceOf[org.apache.spark.sql.execution.LocalTableScanExec], plan)
+      spark.sparkContext.setJobGroup("driver-lookup", "a point look-up")
+      val rows =
+        try q.collect().toSeq.map(r => Canonical.fromSpark(org.apache.spark.sql.catalyst.CatalystTypeConverters
+          .convertToCatalyst(r).asInstanceOf[org.apache.spark.sql.catalyst.InternalRow], q.schema))
+        finally spark.sparkContext.clearJobGroup()
+      assert(spark.sparkContext.statusTracker.getJobIdsForGroup("driver-lookup").isEmpty)
+      assert(rows.sortBy(_.head.asInstanceOf[Long]) == byTasks && rows.length == 5)
+      // A projection and a filter Spark evaluates after the scan are applied on the driver too.
+      def keys() = read("index_lookups", 6).where(lookup + " AND key % 2 = 1").select("key").collect().map(_.get(0).toString.toLong).sorted.toSeq
+      val onDriver = keys()
+      spark.conf.set(LanceDriverScan.MaxRows, "0")
+      assert(onDriver == keys() && onDriver.nonEmpty)
+      // More rows than the limit: a job, as before.
+      spark.conf.set(LanceDriverScan.MaxRows, "4")
+      assert(read("index_lookups", 6).where(lookup).queryExecution.executedPlan.collectFirst { case s: BatchScanExec => s }.isDefined)
+    } finally spark.conf.set(LanceDriverScan.MaxRows, "0")
   }
 }
