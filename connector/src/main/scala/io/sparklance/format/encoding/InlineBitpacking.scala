@@ -130,6 +130,33 @@ object InlineBitpacking {
     out
   }
 
+  /**
+   * Encodes the values of `f` at the block widths `w`, loading one block at a time into a
+   * reused word array: a page's values are never copied whole into words (which cost a pass and
+   * as many heap bytes as the page).
+   */
+  private def encodeBlocks(k: WordKind, f: FixedWidthValues, w: Array[Int]): Array[Byte] = {
+    require(f.bitsPerValue == k.bits, s"${f.bitsPerValue}-bit values given to a ${k.bits}-bit bit packer")
+    var size = 0L
+    w.foreach(x => size += blockBytes(k, x))
+    val out = new Array[Byte](Math.toIntExact(size))
+    val buf = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN)
+    var block = k.newArray(BlockValues)
+    val packed = k.newArray(BlockValues)
+    var b = 0
+    while (b < w.length) {
+      val first = b * BlockValues
+      val here = math.min(BlockValues, f.count - first)
+      if (here < BlockValues) block = k.newArray(BlockValues) // the last block, zero-padded
+      k.loadWords(f.data, f.offset + first * k.bytes, block, 0, here)
+      k.putWord(buf, w(b).toLong)
+      k.pack(w(b), block, 0, packed, 0)
+      k.writeWords(packed, 0, packedWords(k.bits, w(b)), buf)
+      b += 1
+    }
+    out
+  }
+
   /** The little-endian values of `f` as an array of their word type, for packing. */
   private def words(k: WordKind, f: FixedWidthValues): AnyRef = {
     require(f.bitsPerValue == k.bits, s"${f.bitsPerValue}-bit values given to a ${k.bits}-bit bit packer")
@@ -148,14 +175,16 @@ object InlineBitpacking {
     private val k = FastLanesBitpacking.wordKind(bits)
     def compress(values: DecodedValues): (MiniBlockCompressed, CompressiveEncoding) = values match {
       case f: FixedWidthValues =>
-        val typed = words(k, f)
         // The statistics that chose this encoding already hold each block's width.
-        val w =
-          if (blockWidths != null && blockWidths.length == (f.count + BlockValues - 1) / BlockValues) blockWidths
-          else widths(k, typed, 0, f.count)
+        val (w, encoded) =
+          if (blockWidths != null && blockWidths.length == (f.count + BlockValues - 1) / BlockValues) (blockWidths, encodeBlocks(k, f, blockWidths))
+          else {
+            val typed = words(k, f)
+            val w = widths(k, typed, 0, f.count)
+            (w, encode(k, typed, 0, f.count, w))
+          }
         val chunks = w.indices.map(b => MiniBlockChunk(IndexedSeq(blockBytes(k, w(b))), if (b == w.length - 1) 0 else 10))
-        (new MiniBlockCompressed(IndexedSeq(encode(k, typed, 0, f.count, w)), chunks, f.count),
-          CompressiveEncoding.InlineBitpacking(bits, None))
+        (new MiniBlockCompressed(IndexedSeq(encoded), chunks, f.count), CompressiveEncoding.InlineBitpacking(bits, None))
       case other => throw new IllegalArgumentException(s"inline bit packing cannot hold ${other.describe}")
     }
   }
