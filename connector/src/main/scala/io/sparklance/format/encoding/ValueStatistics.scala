@@ -16,7 +16,7 @@ import io.sparklance.util.{LittleEndian => LE}
  * @param miniBlockRuns  runs written by the u8 RLE mini-block encoder when every run is also
  *                       cut at 4096 values (`MiniBlockChunk.MaxValues`), then at 255
  * @param blockRuns      runs written by the u8 RLE block encoder (cut at 255 only)
- * @param byteEntropyMillibits the Shannon entropy of each byte position over the first 64
+ * byteEntropyMillibits (computed when asked): the Shannon entropy of each byte position over the first 64
  *                       values, in thousandths of a bit, truncated as the Rust writer stores it
  */
 final class FixedWidthStatistics(
@@ -26,7 +26,10 @@ final class FixedWidthStatistics(
     val runCount: Long,
     val miniBlockRuns: Long,
     val blockRuns: Long,
-    val byteEntropyMillibits: Array[Long]) {
+    entropyOf: => Array[Long]) {
+
+  /** Computed when asked: only byte-stream-split's choice (floats) reads it, and a page's levels are scanned chunk by chunk. */
+  lazy val byteEntropyMillibits: Array[Long] = entropyOf
 
   /** Bytes the values take flat. */
   def dataSize: Long = (count.toLong * bitsPerValue + 7) / 8

@@ -146,8 +146,7 @@ private[write] final class LeafColumnEncoder(
 
   private def levelBytes(levels: Array[Short], n: Int): FixedWidthValues = {
     val out = new Array[Byte](n * 2)
-    var i = 0
-    while (i < n) { out(2 * i) = levels(i).toByte; out(2 * i + 1) = (levels(i) >> 8).toByte; i += 1 }
+    java.nio.ByteBuffer.wrap(out).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer().put(levels, 0, n)
     new FixedWidthValues(16, out, n)
   }
 
