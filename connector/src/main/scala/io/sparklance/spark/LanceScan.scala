@@ -5,7 +5,7 @@ import java.util.OptionalLong
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.expressions.{Expressions, Literal, NamedReference}
+import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, Statistics, SupportsReportStatistics,
@@ -58,8 +58,10 @@ final class LanceScan(
     limit.fold(kept)(RowLimit.first(kept, _))
   }
 
-  private def runtimePruned: Int =
-    runtimeFragments.fold(0)(ids => plan.tasks.iterator.map(_.fragmentId).distinct.count(id => !ids.contains(id)))
+  /** The fragments statistics and indices left to read. */
+  private def plannedFragments: Set[Long] = plan.tasks.iterator.map(_.fragmentId).toSet
+
+  private def runtimePruned: Int = runtimeFragments.fold(0)(ids => plannedFragments.count(id => !ids.contains(id)))
 
   /**
    * `_fragid` when a runtime filter could skip something: statistics left more than one
@@ -67,7 +69,7 @@ final class LanceScan(
    * would only pay for the extra query).
    */
   override def filterAttributes(): Array[NamedReference] = LanceSparkException.boundary {
-    if (fragmentFilter && plan.tasks.iterator.map(_.fragmentId).distinct.take(2).size > 1)
+    if (fragmentFilter && plannedFragments.size > 1)
       Array(Expressions.column(MetadataColumn.FragmentId.name))
     else Array.empty
   }
@@ -172,7 +174,7 @@ final class LanceScan(
     s"LanceScan ${Redaction(table.snapshot.root)} version=${table.snapshot.version} columns=[${(fields.map(_.name) ++ metadata.map(_.name)).mkString(", ")}]" +
       (if (pushedFilters.isEmpty) "" else s" pushedFilters=[${pushedFilters.mkString(", ")}]") +
       // What statistics and indices pruned, so that EXPLAIN shows it (the plan is made once either way).
-      predicate.fold("")(_ => s" fragments=${plan.tasks.map(_.fragmentId).distinct.length}/${table.snapshot.manifest.fragments.length}" +
+      predicate.fold("")(_ => s" fragments=${plannedFragments.size}/${table.snapshot.manifest.fragments.length}" +
         s" prunedFragments=${plan.fragmentsPruned} prunedZones=${plan.zonesPruned}" +
         (if (plan.indexFragments > 0) s" indexLookups=${plan.indexFragments} fragments/${plan.indexRows} rows" else "")) +
       limit.fold("")(n => s" limit=$n")
@@ -189,25 +191,12 @@ final class LanceScan(
 }
 
 object LanceScan {
-  private def fragmentColumn(e: org.apache.spark.sql.connector.expressions.Expression): Boolean = e match {
-    case r: NamedReference => r.fieldNames().sameElements(Array(MetadataColumn.FragmentId.name))
-    case _ => false
-  }
-
   /** The fragment ids a runtime predicate on `_fragid` allows, if it is one. */
-  private[spark] def fragmentIds(p: Predicate): Option[Set[Long]] = {
-    val children = p.children().toSeq
-    def ids(values: Seq[org.apache.spark.sql.connector.expressions.Expression]): Option[Set[Long]] =
-      if (values.forall(_.isInstanceOf[Literal[_]])) Some(values.flatMap(v => Option(v.asInstanceOf[Literal[_]].value())).collect {
-        case n: java.lang.Number => n.longValue
-      }.toSet)
-      else None
-    p.name() match {
-      case "IN" | "=" if children.nonEmpty && fragmentColumn(children.head) => ids(children.tail)
-      case "ALWAYS_FALSE" => Some(Set.empty)
-      case _ => None
+  private[spark] def fragmentIds(p: Predicate): Option[Set[Long]] =
+    if (p.name() == "ALWAYS_FALSE") Some(Set.empty)
+    else SparkFilters.runtimeIn(p).collect { case (MetadataColumn.FragmentId.name, values) =>
+      values.collect { case n: java.lang.Number => n.longValue }.toSet
     }
-  }
 }
 
 /**

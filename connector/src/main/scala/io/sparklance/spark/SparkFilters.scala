@@ -53,25 +53,37 @@ object SparkFilters {
 
   /**
    * A filter Spark hands a scan at run time (dynamic pruning: the keys of a join's other side),
-   * `c IN (...)` or `c = v` on a top-level column with values in Catalyst's internal forms.
-   * NULL values are dropped (they equal no row); a value of a form not known here, or another
-   * predicate, gives None (no pruning).
+   * if it is `c IN (...)` or `c = v` on a top-level column: the column and its non-NULL values
+   * (NULL equals no row), in Catalyst's internal forms.
    */
-  def fromRuntime(p: Predicate, schema: StructType): Option[Expr] = (p.name(), p.children().toSeq) match {
+  def runtimeIn(p: Predicate): Option[(String, Seq[Any])] = (p.name(), p.children().toSeq) match {
     case ("IN" | "=", (r: NamedReference) +: values) if r.fieldNames().length == 1 && values.forall(_.isInstanceOf[Literal[_]]) =>
-      val name = r.fieldNames()(0)
-      schema.fields.find(_.name == name).flatMap { f =>
-        val known = values.map(_.asInstanceOf[Literal[_]].value()).filter(_ != null)
-        val ls = known.map(internalLiteral(f.dataType, _))
-        if (ls.forall(_.isDefined)) Some(Expr.In(name, ls.flatten)) else None
-      }
+      Some(r.fieldNames()(0) -> values.map(_.asInstanceOf[Literal[_]].value()).filter(_ != null))
     case _ => None
   }
 
-  private def internalLiteral(t: DataType, v: Any): Option[Any] = (t, v) match {
-    case (ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType, n: java.lang.Number) => Some(n.longValue)
-    case (FloatType | DoubleType, n: java.lang.Number) => Some(n.doubleValue)
-    case (StringType, s: UTF8String) => Some(s.toString)
+  /**
+   * A runtime [[runtimeIn]] filter on a column of `schema` as an expression statistics prune by;
+   * None for another predicate or a value of a form not known here (no pruning).
+   */
+  def fromRuntime(p: Predicate, schema: StructType): Option[Expr] = runtimeIn(p).flatMap { case (name, values) =>
+    schema.fields.find(_.name == name).flatMap { f =>
+      val ls = values.map(internalLiteral(f.dataType, _))
+      if (ls.forall(_.isDefined)) Some(Expr.In(name, ls.flatten)) else None
+    }
+  }
+
+  // Runtime values of these types become the expression language's Long, Double or String.
+  private val RuntimeLongs: Set[DataType] = Set(ByteType, ShortType, IntegerType, LongType, DateType, TimestampType, TimestampNTZType)
+  private val RuntimeDoubles: Set[DataType] = Set(FloatType, DoubleType)
+
+  /** Whether runtime values of Spark type `t` translate ([[fromRuntime]]), so that statistics can prune by them. */
+  def takesRuntimeValues(t: DataType): Boolean = RuntimeLongs(t) || RuntimeDoubles(t) || t == StringType
+
+  private def internalLiteral(t: DataType, v: Any): Option[Any] = v match {
+    case n: java.lang.Number if RuntimeLongs(t) => Some(n.longValue)
+    case n: java.lang.Number if RuntimeDoubles(t) => Some(n.doubleValue)
+    case s: UTF8String if t == StringType => Some(s.toString)
     case _ => None
   }
 

@@ -30,7 +30,7 @@ object IndexLookup {
    */
   def select(store: ObjectStore, snapshot: Snapshot, predicate: Expr, physicalRows: Map[Long, Long]): Map[Long, RoaringBitmap] = {
     val m = snapshot.manifest
-    if (m.fragments.exists(_.rowIds.isDefined) || (m.readerFeatureFlags & FeatureFlags.StableRowIds) != 0 ||
+    if (m.fragments.exists(_.rowIds.isDefined) || m.stableRowIds ||
       m.indices.exists(_.kind == FragmentReuseKind)) return Map.empty
     val lookups = equalities(predicate).flatMap { case (column, keys) => forColumn(store, snapshot, column, keys, physicalRows) }
     // Each look-up holds every matching row of the fragments it covers: intersect where they overlap.

@@ -133,5 +133,8 @@ final case class Manifest(
 
   def basePath(id: Int): Option[BasePath] = basePaths.find(_.id == id)
 
+  /** Whether rows keep stable row ids (reader feature flag 2). */
+  def stableRowIds: Boolean = (readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+
   def totalPhysicalRows: Long = fragments.iterator.map(_.physicalRows).sum
 }

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.{LanceScanBuilder, LanceTable}
-import io.sparklance.table.{FeatureFlags, MetadataColumn}
+import io.sparklance.table.MetadataColumn
 
 /**
  * DELETE, UPDATE and MERGE INTO a Lance table, the Lance way: rows are addressed by `_rowaddr`
@@ -58,7 +58,7 @@ final class LanceRowLevelOperation(val table: LanceTable, command: Command) exte
    * `_fragid` too, which Spark's runtime query must find in the scan's output.
    */
   override def requiredMetadataAttributes(): Array[NamedReference] =
-    (if ((table.snapshot.manifest.readerFeatureFlags & FeatureFlags.StableRowIds) != 0) Array(Expressions.column(MetadataColumn.RowId.name))
+    (if (table.snapshot.manifest.stableRowIds) Array(Expressions.column(MetadataColumn.RowId.name))
     else Array.empty[NamedReference]) ++
       (if (readsFragmentIds) Array(Expressions.column(MetadataColumn.FragmentId.name)) else Array.empty[NamedReference])
 

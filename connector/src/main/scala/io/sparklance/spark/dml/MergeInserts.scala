@@ -1,11 +1,9 @@
 package io.sparklance.spark.dml
 
-import org.apache.spark.internal.Logging
-import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
-import org.apache.spark.sql.connector.write.{BatchWrite, DataWriterFactory, LogicalWriteInfo, PhysicalWriteInfo, Write, WriterCommitMessage}
+import org.apache.spark.sql.connector.write.{DataWriterFactory, LogicalWriteInfo, PhysicalWriteInfo, WriterCommitMessage}
 
-import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
-import io.sparklance.spark.write.{CommitTracking, InsertedKeyColumns, LanceCommitMessage, LanceWrite, WritePlan, WriteTarget}
+import io.sparklance.spark.{LanceSparkException, LanceTable}
+import io.sparklance.spark.write.{InsertedKeyColumns, LanceCommitMessage, LanceWrite, WritePlan, WriteTarget}
 import io.sparklance.table.write.RowChanges
 import io.sparklance.util.Redaction
 
@@ -18,18 +16,9 @@ import io.sparklance.util.Redaction
  * the same key, and the table would hold it twice.
  */
 final class MergeInserts private (table: LanceTable, plan: WritePlan, keys: Option[InsertedKeyColumns])
-    extends Write with BatchWrite with Logging {
-
-  private val snapshot = table.snapshot
-  private val tracking = new CommitTracking(plan.where)
+    extends RowChangeWrite(table, plan) {
 
   override def description(): String = s"LanceMergeInserts ${Redaction(plan.root)} readVersion=${snapshot.version}"
-
-  override def toBatch: BatchWrite = this
-
-  override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.write
-
-  override def reportDriverMetrics(): Array[CustomTaskMetric] = tracking.driverMetrics
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = LanceWrite.writerFactory(table, plan).copy(keys = keys)
 
@@ -38,14 +27,10 @@ final class MergeInserts private (table: LanceTable, plan: WritePlan, keys: Opti
     if (written.isEmpty) logInfo(s"${plan.where}: the MERGE inserted no row; nothing is committed")
     else {
       val filter = keys.map(_.filter(messages.iterator.collect { case m: LanceCommitMessage => m.insertedKeys }.flatten))
-      val outcome = tracking(RowChanges.commit(table.stores.create(), snapshot, Map.empty, plan.where, plan.options.commitProperties)(
-        RowChanges.update(written, filter, insertsKeys = filter.isEmpty)))
+      val outcome = commitChanges(Map.empty)(RowChanges.update(written, filter, insertsKeys = filter.isEmpty))
       logInfo(s"${plan.where}: the MERGE's inserted rows committed as version ${outcome.version}")
     }
   }
-
-  override def abort(messages: Array[WriterCommitMessage]): Unit =
-    tracking.abort(table.stores.create(), plan.root, LanceWrite.fragments(messages))
 }
 
 object MergeInserts {

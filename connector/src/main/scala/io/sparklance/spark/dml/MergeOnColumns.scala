@@ -1,7 +1,7 @@
 package io.sparklance.spark.dml
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeSet, EqualTo, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, EqualTo, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.LeftAnti
 import org.apache.spark.sql.catalyst.plans.logical.{AppendData, InsertOnlyMerge, Join, LogicalPlan, WriteDelta}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -46,21 +46,16 @@ final case class MergeOnColumns(session: SparkSession) extends Rule[LogicalPlan]
   }
 }
 
-object MergeOnColumns {
+object MergeOnColumns extends PredicateHelper {
   /** The `target` columns (lower case) that `condition`'s conjuncts `c = e` equate with an expression not of the target. */
   private def equated(condition: Expression, target: AttributeSet): Set[String] = {
     def column(a: Expression, b: Expression): Option[String] = a match {
       case c: Attribute if target.contains(c) && !b.references.exists(target.contains) => Some(c.name.toLowerCase(java.util.Locale.ROOT))
       case _ => None
     }
-    conjuncts(condition).flatMap {
+    splitConjunctivePredicates(condition).flatMap {
       case EqualTo(l, r) => column(l, r).orElse(column(r, l))
       case _ => None
     }.toSet
-  }
-
-  private def conjuncts(e: Expression): Seq[Expression] = e match {
-    case And(l, r) => conjuncts(l) ++ conjuncts(r)
-    case other => Seq(other)
   }
 }

@@ -1,15 +1,13 @@
 package io.sparklance.spark.dml
 
-import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
-import org.apache.spark.sql.connector.write.{BatchWrite, DataWriterFactory, LogicalWriteInfo, PhysicalWriteInfo, SupportsOverwrite,
-  Write, WriteBuilder, WriterCommitMessage}
+import org.apache.spark.sql.connector.write.{DataWriterFactory, LogicalWriteInfo, PhysicalWriteInfo, SupportsOverwrite, Write, WriteBuilder,
+  WriterCommitMessage}
 import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
 import org.roaringbitmap.RoaringBitmap
 
-import io.sparklance.spark.{LanceMetrics, LanceOptions, LanceSparkException, LanceTable, SparkFilters}
-import io.sparklance.spark.write.{CommitTracking, InsertedKeyColumns, LanceWrite, LanceWriteBuilder, RowCondition, WritePlan, WriteTarget}
+import io.sparklance.spark.{LanceOptions, LanceSparkException, LanceTable, SparkFilters}
+import io.sparklance.spark.write.{InsertedKeyColumns, LanceWrite, LanceWriteBuilder, RowCondition, WritePlan, WriteTarget}
 import io.sparklance.table.MetadataColumn
 import io.sparklance.table.write.RowChanges
 import io.sparklance.util.Redaction
@@ -48,35 +46,20 @@ final class CatalogWriteBuilder(table: LanceTable, target: WriteTarget, info: Lo
  * whose new fragments hold the written rows, each of which must satisfy the condition
  * ([[RowCondition]]).
  */
-final class ReplaceWhere private (table: LanceTable, plan: WritePlan, condition: Array[Filter])
-    extends Write with BatchWrite with Logging {
+final class ReplaceWhere private (table: LanceTable, plan: WritePlan, condition: Array[Filter]) extends RowChangeWrite(table, plan) {
 
-  private val snapshot = table.snapshot
-  private val tracking = new CommitTracking(plan.where)
   private val rowCondition = RowCondition(condition, plan.input, plan.where)
 
   override def description(): String =
     s"LanceReplaceWhere ${Redaction(plan.root)} readVersion=${snapshot.version} where ${condition.map(SparkFilters.sql).mkString(" AND ")}"
 
-  override def toBatch: BatchWrite = this
-
-  override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.write
-
-  override def reportDriverMetrics(): Array[CustomTaskMetric] = tracking.driverMetrics
-
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
     LanceWrite.writerFactory(table, plan).copy(condition = Some(rowCondition))
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
-    val written = LanceWrite.fragments(messages)
-    val matched = ReplaceWhere.matchingRows(table, condition)
-    val outcome = tracking(RowChanges.commit(table.stores.create(), snapshot, matched, plan.where, plan.options.commitProperties)(
-      RowChanges.update(written)))
+    val outcome = commitChanges(ReplaceWhere.matchingRows(table, condition))(RowChanges.update(LanceWrite.fragments(messages)))
     logInfo(s"${plan.where}: rows where ${condition.map(SparkFilters.sql).mkString(" AND ")} replaced in version ${outcome.version}")
   }
-
-  override def abort(messages: Array[WriterCommitMessage]): Unit =
-    tracking.abort(table.stores.create(), plan.root, LanceWrite.fragments(messages))
 }
 
 object ReplaceWhere {

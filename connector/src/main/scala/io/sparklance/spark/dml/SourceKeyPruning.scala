@@ -7,8 +7,8 @@ import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftOuter, LeftSemi
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, LogicalPlan, WriteDelta}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
-import org.apache.spark.sql.types._
 
+import io.sparklance.spark.SparkFilters
 import io.sparklance.table.{BTreeIndex, BitmapIndex, ZoneMapIndex}
 
 /**
@@ -55,7 +55,7 @@ final case class SourceKeyPruning(session: SparkSession) extends Rule[LogicalPla
       val onRight = !onLeft && right.exists(_ eq relation)
       val (targetKeys, sourceKeys, source) = if (onLeft) (leftKeys, rightKeys, right) else (rightKeys, leftKeys, left)
       val key = targetKeys.indices.find(i => targetKeys(i) match {
-        case a: Attribute => relation.outputSet.contains(a) && prunable(a.dataType) && indexed(operation.table, a.name)
+        case a: Attribute => relation.outputSet.contains(a) && SparkFilters.takesRuntimeValues(a.dataType) && indexed(operation.table, a.name)
         case _ => false
       })
       if (!(onLeft && prunableLeft(joinType) || onRight && prunableRight(joinType)) || key.isEmpty) None
@@ -89,12 +89,6 @@ object SourceKeyPruning {
   }
 
   private val PruningKinds = Set(ZoneMapIndex.Kind, BTreeIndex.Kind, BitmapIndex.Kind)
-
-  /** Types whose values zone maps and scalar indices compare (what [[io.sparklance.spark.SparkFilters]] translates). */
-  private def prunable(t: DataType): Boolean = t match {
-    case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | StringType | DateType | TimestampType | TimestampNTZType => true
-    case _ => false
-  }
 
   // The target's rows that match no source key may be skipped only on a side the join does not preserve.
   private def prunableLeft(t: JoinType): Boolean = t == Inner || t == LeftSemi || t == RightOuter

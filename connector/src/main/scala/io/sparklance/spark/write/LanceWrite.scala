@@ -11,7 +11,7 @@ import io.sparklance.format.{FileVersion, LanceSchema}
 import io.sparklance.format.write.FileWriterOptions
 import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable, WriteSchema}
 import io.sparklance.storage.Paths
-import io.sparklance.table.{FeatureFlags, Fragment}
+import io.sparklance.table.Fragment
 import io.sparklance.table.commit.{CommitRequest, NewTable, Operation, TableCommitter}
 import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions, FragmentZoneMaps, ZoneMapTarget, ZoneMapWriter}
 import io.sparklance.util.{CommitStateUnknownException, Errors, LanceException, Redaction}
@@ -97,7 +97,7 @@ object LanceWrite extends Logging {
           s"$v, the file format of the table's files: an append keeps it (overwrite the table to change it)")
       case (t, asked) => asked.orElse(t).getOrElse(FileVersion.V2_2)
     }
-    val tableStableRowIds = existing.map(m => (m.readerFeatureFlags & FeatureFlags.StableRowIds) != 0)
+    val tableStableRowIds = existing.map(_.stableRowIds)
     (tableStableRowIds, opts.enableStableRowIds) match {
       case (Some(has), Some(want)) if has != want =>
         throw Errors.invalidOption(LanceWriteOptions.EnableStableRowIds, want.toString,

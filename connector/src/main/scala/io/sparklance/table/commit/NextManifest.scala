@@ -33,29 +33,29 @@ object NextManifest {
     base.foreach(checkWritable)
     val version = base.fold(1L)(_.version + 1)
     val where = base.fold("a new table")(b => s"version ${b.version}")
+    /** The change of the existing table's manifest by an operation that needs one, numbered and finished. */
+    def changed(what: String)(change: Manifest => Manifest): Manifest = {
+      val b = base.getOrElse(throw new IllegalStateException(s"$what needs an existing table"))
+      finish(change(b), version, b.maxFragmentId, ctx, b.stableRowIds)
+    }
     txn.operation match {
-      case Append(fragments) =>
-        val b = base.getOrElse(throw new IllegalStateException("an Append needs an existing table"))
-        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+      case Append(fragments) => changed("an Append") { b =>
         val (added, nextRowId) = placeNew(b, fragments, version, where)
-        finish(b.copy(fragments = (b.fragments ++ added).sortBy(_.id), nextRowId = nextRowId.getOrElse(b.nextRowId)),
-          version, b.maxFragmentId, ctx, stable)
-      case Delete(updated, deletedIds, _) =>
-        val b = base.getOrElse(throw new IllegalStateException("a Delete needs an existing table"))
-        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
-        finish(b.copy(fragments = replaced(b, updated, deletedIds)), version, b.maxFragmentId, ctx, stable)
+        b.copy(fragments = (b.fragments ++ added).sortBy(_.id), nextRowId = nextRowId.getOrElse(b.nextRowId))
+      }
+      case Delete(updated, deletedIds, _) => changed("a Delete")(b => b.copy(fragments = replaced(b, updated, deletedIds)))
       case u: Update =>
         // Rows rewritten (update_mode REWRITE_ROWS): the old rows deleted from their fragments,
         // the new ones in new fragments, numbered as an Append's. Indices keep what they cover:
         // the deleted rows are filtered by the deletion files, and the new fragments are not
         // covered, so readers scan them.
-        val b = base.getOrElse(throw new IllegalStateException("an Update needs an existing table"))
-        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
-        val (added, nextRowId) = placeNew(b, u.newFragments, version, where)
-        finish(b.copy(fragments = (replaced(b, u.updatedFragments, u.removedFragmentIds) ++ added).sortBy(_.id),
-          nextRowId = nextRowId.getOrElse(b.nextRowId)), version, b.maxFragmentId, ctx, stable)
+        changed("an Update") { b =>
+          val (added, nextRowId) = placeNew(b, u.newFragments, version, where)
+          b.copy(fragments = (replaced(b, u.updatedFragments, u.removedFragmentIds) ++ added).sortBy(_.id),
+            nextRowId = nextRowId.getOrElse(b.nextRowId))
+        }
       case Overwrite(fragments, schema, configUpserts) =>
-        val stable = base.fold(ctx.newTable.exists(_.stableRowIds))(b => (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0)
+        val stable = base.fold(ctx.newTable.exists(_.stableRowIds))(_.stableRowIds)
         // An overwrite numbers its fragments from 0 again (max_fragment_id keeps its high-water mark).
         val (added, nextRowId) = place(fragments, 0L, if (stable) Some(base.fold(0L)(_.nextRowId)) else None, version)
         val fileVersion = dataFileVersion(added, where)
@@ -71,31 +71,22 @@ object NextManifest {
           config = start.config ++ configUpserts,
           indices = IndexedSeq.empty),
           version, start.maxFragmentId, ctx, stable)
-      case CreateIndex(added, removed) =>
-        val b = base.getOrElse(throw new IllegalStateException("a CreateIndex needs an existing table"))
-        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
-        finish(ManifestCodec.replaceIndices(b, removed.map(_.uuid).toSet, added), version, b.maxFragmentId, ctx, stable)
-      case Merge(fragments, schema, _) =>
-        // Columns added: the new schema and the whole fragment list, as the merge wrote it.
-        val b = base.getOrElse(throw new IllegalStateException("a Merge needs an existing table"))
-        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
-        finish(b.copy(schema = schema, fragments = fragments.sortBy(_.id)), version, b.maxFragmentId, ctx, stable)
+      case CreateIndex(added, removed) => changed("a CreateIndex")(ManifestCodec.replaceIndices(_, removed.map(_.uuid).toSet, added))
+      // Columns added: the new schema and the whole fragment list, as the merge wrote it.
+      case Merge(fragments, schema, _) => changed("a Merge")(_.copy(schema = schema, fragments = fragments.sortBy(_.id)))
       case Project(schema, _) =>
         // Columns removed or renamed: the data files keep them, the schema no longer names the
         // removed ones, and indices on a removed column go (rust/lance/src/dataset/transaction.rs, Project).
-        val b = base.getOrElse(throw new IllegalStateException("a Project needs an existing table"))
-        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
-        val kept = schema.flatFields.map(_.id).toSet
-        val gone = b.indices.filterNot(_.fields.forall(kept)).map(_.uuid).toSet
-        finish(ManifestCodec.replaceIndices(b.copy(schema = schema), gone, Nil), version, b.maxFragmentId, ctx, stable)
-      case UpdateConfig(config, _, _, _) =>
-        val b = base.getOrElse(throw new IllegalStateException("an UpdateConfig needs an existing table"))
-        val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
-        val updated = config.fold(b.config) { u =>
+        changed("a Project") { b =>
+          val kept = schema.flatFields.map(_.id).toSet
+          ManifestCodec.replaceIndices(b.copy(schema = schema), b.indices.filterNot(_.fields.forall(kept)).map(_.uuid).toSet, Nil)
+        }
+      case UpdateConfig(config, _, _, _) => changed("an UpdateConfig") { b =>
+        b.copy(config = config.fold(b.config) { u =>
           val start = if (u.replace) Map.empty[String, String] else b.config
           u.entries.foldLeft(start) { case (c, (k, v)) => v.fold(c - k)(c.updated(k, _)) }
-        }
-        finish(b.copy(config = updated), version, b.maxFragmentId, ctx, stable)
+        })
+      }
       case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
     }
   }
@@ -107,8 +98,7 @@ object NextManifest {
    */
   private def placeNew(b: Manifest, fragments: IndexedSeq[Fragment], version: Long, where: String): (IndexedSeq[Fragment], Option[Long]) = {
     val firstId = b.maxFragmentId.map(_ + 1).getOrElse(if (b.fragments.isEmpty) 0L else b.fragments.map(_.id).max + 1)
-    val stable = (b.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
-    val placed = place(fragments, firstId, if (stable) Some(b.nextRowId) else None, version)
+    val placed = place(fragments, firstId, if (b.stableRowIds) Some(b.nextRowId) else None, version)
     for (ours <- dataFileVersion(placed._1, where); theirs <- b.fileVersion(where) if ours != theirs)
       throw Errors.invalidArgument(s"$where: the table stores file format $theirs but the new data files are $ours; write them in $theirs")
     placed
