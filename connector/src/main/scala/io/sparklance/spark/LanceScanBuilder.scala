@@ -108,8 +108,7 @@ final class LanceScanBuilder(table: LanceTable, fragmentFilter: Boolean = false,
 
   override def build(): Scan = LanceSparkException.boundary(aggregate.getOrElse {
     val scan = buildScan()
-    val maxRows = org.apache.spark.sql.SparkSession.active.conf.getOption(LanceDriverScan.MaxRows).map(_.trim.toLong)
-      .getOrElse(LanceDriverScan.DefaultMaxRows)
+    val maxRows = SessionSettings.long(org.apache.spark.sql.SparkSession.active, LanceDriverScan.MaxRows, LanceDriverScan.DefaultMaxRows, min = 0)
     if (driverLookups && maxRows > 0 && scan.lookupOfAtMost(maxRows)) new LanceDriverScan(scan) else scan
   })
 

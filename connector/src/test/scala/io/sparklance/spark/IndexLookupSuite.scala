@@ -152,6 +152,13 @@ class IndexLookupSuite extends AnyFunSuite with LocalSpark {
       val onDriver = keys()
       spark.conf.set(LanceDriverScan.MaxRows, "0")
       assert(onDriver == keys() && onDriver.nonEmpty)
+      // A setting that is not a row count is refused by name.
+      spark.conf.set(LanceDriverScan.MaxRows, "many")
+      val bad = intercept[Exception](read("index_lookups", 6).where(lookup).collect())
+      assert(Iterator.iterate[Throwable](bad)(_.getCause).takeWhile(_ != null).exists {
+        case l: io.sparklance.util.LanceException => l.errorClass == "LANCE_INVALID_OPTION" && l.getMessage.contains(LanceDriverScan.MaxRows)
+        case _ => false
+      }, bad)
       // More rows than the limit: a job, as before.
       spark.conf.set(LanceDriverScan.MaxRows, "4")
       assert(read("index_lookups", 6).where(lookup).queryExecution.executedPlan.collectFirst { case s: BatchScanExec => s }.isDefined)

@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, LogicalPlan, W
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 
-import io.sparklance.spark.SparkFilters
+import io.sparklance.spark.{SessionSettings, SparkFilters}
 import io.sparklance.table.{BTreeIndex, BitmapIndex, ZoneMapIndex}
 
 /**
@@ -47,7 +47,7 @@ final case class SourceKeyPruning(session: SparkSession) extends Rule[LogicalPla
   }
 
   private def maxSourceBytes: Long =
-    session.conf.getOption(MaxSourceBytes).map(_.trim.toLong).getOrElse(DefaultMaxSourceBytes)
+    SessionSettings.long(session, MaxSourceBytes, DefaultMaxSourceBytes, min = -1)
 
   private def prune(join: Join, relation: DataSourceV2Relation, operation: LanceRowLevelOperation): Option[Join] = join match {
     case ExtractEquiJoinKeys(joinType, leftKeys, rightKeys, _, _, left, right, _) =>
