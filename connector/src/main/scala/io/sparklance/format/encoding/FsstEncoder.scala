@@ -245,6 +245,18 @@ object FsstEncoder {
     }
 
     /**
+     * The lookup entry of the longest symbol starting `w`: the long symbol in `w`'s slot when its
+     * bytes match, else the entry for `w`'s first two bytes. A branch, not a masked select of
+     * both: the two-byte table is too large for the first-level cache, and on text where long
+     * symbols match predictably the branch lets the next step start before that load would
+     * return (the branch-free form was 6-9 % slower on the encode benchmark's URLs and words).
+     */
+    @inline private def codeOf(w: Long): Int = {
+      val s = slot(w)
+      if ((w & slotMask(s)) == slotValue(s)) slotCode(s) else shortCode(w.toInt & 0xffff).toInt
+    }
+
+    /**
      * Compresses every value greedily by longest match. Each step writes the code and, in case it
      * is the escape, the input byte after it; the output moves on by one or two bytes. At most
      * two output bytes per input byte, so the output is sized once.
@@ -268,19 +280,23 @@ object FsstEncoder {
         var p = data.offsets(v)
         val end = data.offsets(v + 1)
         if (o + 2L * (end - p) + 8 > out.length) out = java.util.Arrays.copyOf(out, math.min(worst, math.max(out.length * 2L, o + 2L * (end - p) + 8)).toInt)
-        // A word of the next 8 bytes; past the value's end it is filled with the terminator,
-        // which no multi-byte symbol contains (see `SymbolTable`), so no match reaches past the end.
-        // Only a value's last 7 bytes need that masking.
+        // Whole words while 8 bytes of the value remain, without masking: a loop of its own, so
+        // that the test for a value's last bytes is not a branch taken now and then in every step.
+        while (end - p >= 8) {
+          val w = LE.getLong(in, p)
+          val code = codeOf(w)
+          out(o) = code.toByte
+          out(o + 1) = w.toByte
+          o += 1 + ((code >>> 8) & 1)
+          p += code >>> 12
+        }
+        // The value's last 1-7 bytes: past its end the word is filled with the terminator, which
+        // no multi-byte symbol contains (see `SymbolTable`), so no match reaches past the end.
         while (p < end) {
-          val w =
-            if (p + 8 <= end) LE.getLong(in, p)
-            else {
-              val keep = -1L >>> ((8 - (end - p)) << 3)
-              val word = if (p <= wordLimit) LE.getLong(in, p) else load(in, p, end)
-              (word & keep) | (fill & ~keep)
-            }
-          val s = slot(w)
-          val code = if ((w & slotMask(s)) == slotValue(s)) slotCode(s) else shortCode(w.toInt & 0xffff).toInt
+          val keep = -1L >>> ((8 - (end - p)) << 3)
+          val word = if (p <= wordLimit) LE.getLong(in, p) else load(in, p, end)
+          val w = (word & keep) | (fill & ~keep)
+          val code = codeOf(w)
           out(o) = code.toByte
           out(o + 1) = w.toByte
           o += 1 + ((code >>> 8) & 1)

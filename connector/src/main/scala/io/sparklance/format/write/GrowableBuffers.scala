@@ -54,7 +54,9 @@ final class ShortArrayBuilder(initial: Int = 1024) {
 
   def appendZeros(len: Int): Unit = {
     if (n + len > buf.length) buf = java.util.Arrays.copyOf(buf, math.max(n + len, buf.length * 2))
-    java.util.Arrays.fill(buf, n, n + len, 0.toShort)
+    // Mostly a list's few items: a plain loop, where a call to fill costs more than the stores.
+    if (len < 64) { var i = n; val end = n + len; while (i < end) { buf(i) = 0; i += 1 } }
+    else java.util.Arrays.fill(buf, n, n + len, 0.toShort)
     n += len
   }
 

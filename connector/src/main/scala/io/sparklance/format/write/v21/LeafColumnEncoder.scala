@@ -108,14 +108,7 @@ private[write] final class LeafColumnEncoder(
 
   /** Whether value slot `i` holds a valid value: slots follow the visible level entries. */
   private def validSlot(defs: Array[Short], n: Int, maxVisible: Int): Int => Boolean =
-    if (defs == null) _ => true
-    else {
-      val valid = new Array[Boolean](n)
-      var slot = 0
-      var i = 0
-      while (i < n) { if (defs(i) <= maxVisible) { valid(slot) = defs(i) == 0; slot += 1 }; i += 1 }
-      (i: Int) => valid(i)
-    }
+    if (defs == null) _ => true else new LeafColumnEncoder.ValidSlots(defs, n, maxVisible)
 
   // constant.rs encode_constant_page: the levels, when there are any, are stored plain (u16).
   private def constantPage(value: Either[Array[Byte], Array[Byte]], rep: Array[Short], defs: Array[Short], n: Int,
@@ -199,5 +192,30 @@ private[write] final class LeafColumnEncoder(
     }
     (IndexedSeq(b.zipped) ++ b.repetitionIndex,
       PageLayout.FullZip(b.bitsRep, b.bitsDef, bpv, bpo, n, vals.count, encoding, layers))
+  }
+}
+
+private object LeafColumnEncoder {
+  /**
+   * Whether each value slot holds a valid value, found by walking the definition levels as the
+   * slots are asked for: the constant check usually stops after a few slots, and the dictionary
+   * asks in order, so neither pays for a pass over every level entry up front.
+   */
+  final class ValidSlots(defs: Array[Short], n: Int, maxVisible: Int) extends (Int => Boolean) {
+    private var slot = -1  // the slot last found, at level entry `entry - 1`
+    private var entry = 0
+    private var valid = false
+
+    def apply(i: Int): Boolean = {
+      if (i < slot) { slot = -1; entry = 0 }
+      while (slot < i) {
+        while (entry < n && defs(entry) > maxVisible) entry += 1
+        if (entry == n) throw new IndexOutOfBoundsException(s"value slot $i of ${slot + 1}")
+        valid = defs(entry) == 0
+        slot += 1
+        entry += 1
+      }
+      valid
+    }
   }
 }

@@ -114,7 +114,9 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
 
   /** Shreds rows `[from, from + count)` of the top-level vector `top`. */
   def shred(top: ValueVector, from: Int, count: Int): Unit =
-    if (scheme.nodes.isEmpty) shredLeaf(top, from, count) else shredPath(top, from, count)
+    if (scheme.nodes.isEmpty) shredLeaf(top, from, count)
+    else if (scheme.nodes == RepDefShredder.SingleList) shredList(top, from, count)
+    else shredPath(top, from, count)
 
   // A top-level leaf: one entry per row, at most its own null level, values in runs of rows.
   private def shredLeaf(leaf: ValueVector, from: Int, count: Int): Unit = {
@@ -142,7 +144,71 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
     entries += count
   }
 
-  private def shredPath(top: ValueVector, from: Int, count: Int): Unit = {
+  // A top-level list of values (array<int>, array<string>), the most common nested leaf: what
+  // `shredPath` computes for it, written straight into the level builders, with the items of
+  // consecutive rows copied as one run, and no per-entry position arrays.
+  private def shredList(list: ValueVector, from: Int, count: Int): Unit = {
+    val first = scheme.maxRep.toShort // a row's first item; the others continue it at level 0
+    val nullL = scheme.nodeNull(0).toShort
+    val emptyL = scheme.nodeEmpty(0).toShort
+    val offsets = RepDefShredder.offsets(list, from, from + count)
+    val nulls = RepDefShredder.nulls(list, from, from + count)
+    val leaf = RepDefShredder.items(list)
+    val itemsLo = offsets(0).toInt
+    // Null when no item in the range is null (Arrow's null count is the whole vector's).
+    val itemNulls = RepDefShredder.nulls(leaf, itemsLo, offsets(count).toInt) match {
+      case a if a != null && a.contains(true) => a
+      case _ => null
+    }
+    if (nulls != null && nulls.contains(true)) occurs(nullL) = true
+    if (itemNulls != null) occurs(scheme.leafNull) = true
+    var r = 0
+    while (r < count) { if ((nulls == null || !nulls(r)) && offsets(r + 1) == offsets(r)) { occurs(emptyL) = true; r = count }; r += 1 }
+    if (!defsMaterialized && (occurs(nullL) || occurs(emptyL) || occurs(scheme.leafNull))) {
+      defs.appendZeros(entries.toInt); defsMaterialized = true
+    }
+    val leafNull = scheme.leafNull.toShort
+    var runFrom = 0
+    var runEnd = 0
+    r = 0
+    while (r < count) {
+      val s = offsets(r).toInt
+      val e = offsets(r + 1).toInt
+      if ((nulls != null && nulls(r)) || s == e) {
+        rep.append(first)
+        if (defsMaterialized) defs.append(if (s == e && (nulls == null || !nulls(r))) emptyL else nullL)
+        entries += 1
+      } else {
+        rep.append(first)
+        rep.appendZeros(e - s - 1)
+        entries += e - s
+        if (itemNulls == null) {
+          if (defsMaterialized) defs.appendZeros(e - s)
+          if (s != runEnd) { if (runEnd > runFrom) values.appendRun(leaf, runFrom, runEnd - runFrom); runFrom = s }
+          runEnd = e
+        } else {
+          var i = s
+          while (i < e) {
+            if (itemNulls(i - itemsLo)) {
+              if (runEnd > runFrom) values.appendRun(leaf, runFrom, runEnd - runFrom)
+              defs.append(leafNull); values.appendNull()
+              runFrom = i + 1; runEnd = i + 1
+            } else {
+              defs.append(0)
+              if (i != runEnd) { if (runEnd > runFrom) values.appendRun(leaf, runFrom, runEnd - runFrom); runFrom = i }
+              runEnd = i + 1
+            }
+            i += 1
+          }
+        }
+      }
+      r += 1
+    }
+    if (runEnd > runFrom) values.appendRun(leaf, runFrom, runEnd - runFrom)
+  }
+
+  /** The general walk down any path (package-visible so that tests can hold `shredList` to it). */
+  private[v21] def shredPath(top: ValueVector, from: Int, count: Int): Unit = {
     // The range of each vector these rows cover, below null parents too: a layer is nullable in a
     // page when its vector has a null anywhere in that range, as the Rust writer decides from
     // each Arrow array's null buffer (an all-null struct's members are nullable layers too).
@@ -205,11 +271,7 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
             i += 1
           }
           pos = pos2; reps = rep2; d = d2; n = m.toInt
-          vec = vec match {
-            case l: LargeListVector => l.getDataVector
-            case l: BaseRepeatedValueVector => l.getDataVector
-            case other => throw new IllegalStateException(s"not a list vector: ${other.getClass}")
-          }
+          vec = RepDefShredder.items(vec)
       }
       k += 1
     }
@@ -257,6 +319,15 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
 }
 
 private[write] object RepDefShredder {
+  private val SingleList: IndexedSeq[PathNode] = IndexedSeq(PathNode.List)
+
+  /** The items vector of a list, large list or map vector. */
+  def items(vec: ValueVector): ValueVector = vec match {
+    case l: LargeListVector => l.getDataVector
+    case l: BaseRepeatedValueVector => l.getDataVector
+    case other => throw new IllegalStateException(s"not a list vector: ${other.getClass}")
+  }
+
   /** Offsets `lo..hi` (inclusive) of a list, large list or map vector. */
   def offsets(vec: ValueVector, lo: Int, hi: Int): Array[Long] = {
     val n = hi - lo + 1
