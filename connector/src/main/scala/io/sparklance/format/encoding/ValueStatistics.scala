@@ -116,26 +116,56 @@ object FixedWidthStatistics {
     acc.close(run)
   }
 
+  // 16-bit values are mostly rep/def levels, whose runs end wherever the data says (at every list
+  // start), so a per-value branch on "run ended" would mispredict once a list. Four values are
+  // read as one word instead: the lanes that differ from the lane before are found with masks and
+  // counted, and only a run longer than 255 values (rare in levels) takes a branch.
+  private final val Lanes16Low = 0x7fff7fff7fff7fffL
+  private final val Lanes16High = 0x8000800080008000L
+
   private def scan16(a: Array[Byte], base: Int, n: Int, widths: Array[Int], acc: RunAccumulator): Unit = {
-    var prev = LE.getShort(a, base)
-    var run = 0L
-    var short = 0L
+    var prev = LE.getShort(a, base) & 0xffffL // the value before `i`
+    var runStart = 0                            // where the run holding `i - 1` started
+    var ends = 0L                               // runs ended so far
+    var longEnds = 0L                           // of which longer than 255 values
     var i = 0
     var b = 0
     while (i < n) {
       val end = math.min(n, i + Block)
-      var or = 0
+      var or = 0L
+      while (i + 4 <= end) {
+        val w = LE.getLong(a, base + 2 * i)
+        or |= w
+        val d = w ^ ((w << 16) | prev)
+        // The top bit of each lane whose value differs from the one before it.
+        val t = (((d & Lanes16Low) + Lanes16Low) | d) & Lanes16High
+        val any = (t | -t) >>> 63
+        val first = i + (java.lang.Long.numberOfTrailingZeros(t) >>> 4)
+        val len = first - runStart
+        if ((((255 - len) >>> 31) & any) != 0) { acc.closeLong(len); longEnds += 1 }
+        ends += java.lang.Long.bitCount(t)
+        runStart += ((i + 3 - (java.lang.Long.numberOfLeadingZeros(t) >>> 4)) - runStart) & -any.toInt
+        prev = w >>> 48
+        i += 4
+      }
       while (i < end) {
-        val x = LE.getShort(a, base + 2 * i)
+        val x = LE.getShort(a, base + 2 * i) & 0xffffL
         or |= x
-        if (x != prev) { if (run <= 255) short += 1 else acc.closeLong(run); run = 1; prev = x } else run += 1
+        if (x != prev) {
+          val len = i - runStart
+          if (len > 255) { acc.closeLong(len); longEnds += 1 }
+          ends += 1
+          runStart = i
+          prev = x
+        }
         i += 1
       }
-      widths(b) = 32 - Integer.numberOfLeadingZeros(or & 0xffff)
+      val lanes = or | (or >>> 16) | (or >>> 32) | (or >>> 48)
+      widths(b) = 32 - Integer.numberOfLeadingZeros(lanes.toInt & 0xffff)
       b += 1
     }
-    acc.addShort(short)
-    acc.close(run)
+    acc.addShort(ends - longEnds)
+    acc.close(n - runStart)
   }
 
   private def scan32(a: Array[Byte], base: Int, n: Int, widths: Array[Int], acc: RunAccumulator): Unit = {

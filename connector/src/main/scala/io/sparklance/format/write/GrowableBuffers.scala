@@ -52,12 +52,17 @@ final class ShortArrayBuilder(initial: Int = 1024) {
     n += len
   }
 
-  def appendZeros(len: Int): Unit = {
+  def appendZeros(len: Int): Unit = appendZerosIn(len)
+
+  /**
+   * Appends `len` zeros and returns the array that holds them at `[length - len, length)`, for
+   * the caller to set some of them in place; it is valid until the next append.
+   */
+  def appendZerosIn(len: Int): Array[Short] = {
     if (n + len > buf.length) buf = java.util.Arrays.copyOf(buf, math.max(n + len, buf.length * 2))
-    // Mostly a list's few items: a plain loop, where a call to fill costs more than the stores.
-    if (len < 64) { var i = n; val end = n + len; while (i < end) { buf(i) = 0; i += 1 } }
-    else java.util.Arrays.fill(buf, n, n + len, 0.toShort)
+    java.util.Arrays.fill(buf, n, n + len, 0.toShort)
     n += len
+    buf
   }
 
   def toArray: Array[Short] = java.util.Arrays.copyOf(buf, n)

@@ -162,6 +162,34 @@ class CompressionStrategySuite extends AnyFunSuite {
     assert(f.general.contains(BufferCompression(CompressionScheme.Zstd, None)) && f.bss == BssMode.Auto)
   }
 
+  test("statistics of 16-bit values, read four at a time, agree with counting value by value") {
+    val rnd = new java.util.SplittableRandom(7)
+    (0 until 300).foreach { k =>
+      val n = 1 + rnd.nextInt(9000)
+      // Levels-like data: short runs of small values, now and then a long one, some just at
+      // the 255- and 4096-value cuts.
+      val v = new Array[Long](n)
+      var i = 0
+      while (i < n) {
+        val len = rnd.nextInt(20) match {
+          case 0 => rnd.nextInt(1500) + 1
+          case 1 => Seq(255, 256, 257, 510, 511, 4095, 4096, 4097)(rnd.nextInt(8))
+          case _ => rnd.nextInt(12) + 1
+        }
+        val x = if (k % 3 == 0) rnd.nextInt(65536).toLong else rnd.nextInt(4).toLong
+        (i until math.min(n, i + len)).foreach(v(_) = x)
+        i += len
+      }
+      val s = FixedWidthStatistics.of(fixed(16, v))
+      val runs = Iterator.iterate(0)(j => (j until n).find(v(_) != v(j)).getOrElse(n)).takeWhile(_ < n)
+        .map(j => (j until n).find(v(_) != v(j)).getOrElse(n) - j).toSeq
+      assert(s.runCount == runs.size, s"case $k")
+      assert(s.blockRuns == runs.map(l => (l + 254) / 255).sum, s"case $k")
+      assert(s.miniBlockRuns == runs.map(l => (l / 4096) * 17 + (l % 4096 + 254) / 255).sum, s"case $k")
+      assert(s.blockWidths.toSeq == v.grouped(1024).map(b => 64 - java.lang.Long.numberOfLeadingZeros(b.reduce(_ | _))).toSeq, s"case $k")
+    }
+  }
+
   test("statistics: block widths, runs and u8 run counts in one pass") {
     val s = FixedWidthStatistics.of(fixed(16, Array.fill(1024)(3L) ++ Array.fill(5000)(0x1234L) ++ Array(-1L)))
     assert(s.blockWidths.toSeq == Seq(2, 13, 13, 13, 13, 16))

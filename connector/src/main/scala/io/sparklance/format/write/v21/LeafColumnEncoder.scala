@@ -167,8 +167,7 @@ private[write] final class LeafColumnEncoder(
     val repC = Option(repAll).map(compression.levels)
     val defC = Option(defAll).map(compression.levels)
     val large = version >= FileVersion.V2_2
-    val b = MiniBlockPageWriter.write(compressed, rep, defs, n, i => defs == null || defs(i) <= maxVisible,
-      scheme.maxRep, repC, defC, large, repAll, defAll)
+    val b = MiniBlockPageWriter.write(compressed, rep, defs, n, maxVisible, scheme.maxRep, repC, defC, large, repAll, defAll)
     (IndexedSeq(b.metadata, b.data) ++ dict.map(_._1) ++ b.repetitionIndex,
       PageLayout.MiniBlock(repC.map(_.encoding), defC.map(_.encoding), encoding, dict.map(_._2), dict.fold(0L)(_._3), layers, compressed.numBuffers,
         if (b.repetitionIndex.isDefined) 1 else 0, vals.count, large))

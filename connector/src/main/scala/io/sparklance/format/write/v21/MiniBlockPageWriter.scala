@@ -22,15 +22,15 @@ private[write] object MiniBlockPageWriter {
   final case class Buffers(metadata: Array[Byte], data: Array[Byte], repetitionIndex: Option[Array[Byte]])
 
   /**
-   * Interleaves compressed values with their chunks' levels. `levels` compresses one chunk's
-   * levels; `visible(i)` says whether level entry `i` has a value slot.
+   * Interleaves compressed values with their chunks' levels. A level entry has a value slot
+   * when there are no definition levels or its level is at most `maxVisible`.
    */
   def write(
       values: MiniBlockCompressed,
       rep: Array[Short],
       defs: Array[Short],
       numEntries: Int,
-      visible: Int => Boolean,
+      maxVisible: Int,
       maxRep: Int,
       repCompressor: Option[BlockCompressor],
       defCompressor: Option[BlockCompressor],
@@ -50,7 +50,9 @@ private[write] object MiniBlockPageWriter {
         else {
           val want = 1L << chunks(c).logNumValues
           var seen = 0L
-          while (seen < want) { if (visible(entry)) seen += 1; entry += 1 }
+          if (defs == null) entry += want.toInt
+          // Counted without a branch: where null and empty lists fall follows the data.
+          else while (seen < want) { seen += ((maxVisible - defs(entry)) >>> 31) ^ 1; entry += 1 }
         }
         c += 1
       }

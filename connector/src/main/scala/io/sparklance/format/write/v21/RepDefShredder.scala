@@ -167,6 +167,17 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
     if (!defsMaterialized && (occurs(nullL) || occurs(emptyL) || occurs(scheme.leafNull))) {
       defs.appendZeros(entries.toInt); defsMaterialized = true
     }
+    // The batch's level entries: one per null or empty list, one per item of the others. All
+    // are appended as zeros at once; then each row's first entry gets its repetition level and
+    // entries that are not a valid item their definition level.
+    var m = 0L
+    r = 0
+    while (r < count) { m += math.max(1L, if (nulls != null && nulls(r)) 1L else offsets(r + 1) - offsets(r)); r += 1 }
+    if (m > Int.MaxValue - 16) throw new IllegalStateException("a batch expands to more than 2^31 list items")
+    val repOut = rep.appendZerosIn(m.toInt)
+    val defOut = if (defsMaterialized) defs.appendZerosIn(m.toInt) else null
+    var at = rep.length - m.toInt // the same index in `defOut`: both hold one level per entry
+    entries += m
     val leafNull = scheme.leafNull.toShort
     var runFrom = 0
     var runEnd = 0
@@ -174,32 +185,28 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
     while (r < count) {
       val s = offsets(r).toInt
       val e = offsets(r + 1).toInt
+      repOut(at) = first
       if ((nulls != null && nulls(r)) || s == e) {
-        rep.append(first)
-        if (defsMaterialized) defs.append(if (s == e && (nulls == null || !nulls(r))) emptyL else nullL)
-        entries += 1
+        if (defOut != null) defOut(at) = if (s == e && (nulls == null || !nulls(r))) emptyL else nullL
+        at += 1
+      } else if (itemNulls == null) {
+        if (s != runEnd) { if (runEnd > runFrom) values.appendRun(leaf, runFrom, runEnd - runFrom); runFrom = s }
+        runEnd = e
+        at += e - s
       } else {
-        rep.append(first)
-        rep.appendZeros(e - s - 1)
-        entries += e - s
-        if (itemNulls == null) {
-          if (defsMaterialized) defs.appendZeros(e - s)
-          if (s != runEnd) { if (runEnd > runFrom) values.appendRun(leaf, runFrom, runEnd - runFrom); runFrom = s }
-          runEnd = e
-        } else {
-          var i = s
-          while (i < e) {
-            if (itemNulls(i - itemsLo)) {
-              if (runEnd > runFrom) values.appendRun(leaf, runFrom, runEnd - runFrom)
-              defs.append(leafNull); values.appendNull()
-              runFrom = i + 1; runEnd = i + 1
-            } else {
-              defs.append(0)
-              if (i != runEnd) { if (runEnd > runFrom) values.appendRun(leaf, runFrom, runEnd - runFrom); runFrom = i }
-              runEnd = i + 1
-            }
-            i += 1
+        var i = s
+        while (i < e) {
+          if (itemNulls(i - itemsLo)) {
+            if (runEnd > runFrom) values.appendRun(leaf, runFrom, runEnd - runFrom)
+            defOut(at) = leafNull
+            values.appendNull()
+            runFrom = i + 1; runEnd = i + 1
+          } else {
+            if (i != runEnd) { if (runEnd > runFrom) values.appendRun(leaf, runFrom, runEnd - runFrom); runFrom = i }
+            runEnd = i + 1
           }
+          at += 1
+          i += 1
         }
       }
       r += 1
