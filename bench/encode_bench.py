@@ -238,15 +238,16 @@ def main() -> None:
               f"= {tot_ours / tot_theirs:.3f}")
     print()
     print("Our writer's fastest run in detail: CPU seconds of the writing thread and of the whole JVM, time in "
-          "garbage collection, and heap bytes the writing thread allocated per byte of Arrow input.")
+          "garbage collection pauses, time the JIT compiler spent, and heap bytes the writing thread allocated per "
+          "byte of Arrow input.")
     print()
-    print("| column kind | wall s | thread CPU s | process CPU s | GC s | heap allocated / Arrow byte |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| column kind | wall s | thread CPU s | process CPU s | GC s | JIT s | heap allocated / Arrow byte |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for kind in kinds:
         j = jvm.get(kind, {})
         if "seconds" in j:
             print(f"| {kind} | {j['seconds']:.3f} | {j['cpu_seconds']:.3f} | {j['process_cpu_seconds']:.3f} | "
-                  f"{j['gc_seconds']:.3f} | {j['allocated_bytes'] / info[kind]['arrow_bytes']:.1f} |")
+                  f"{j['gc_seconds']:.3f} | {j['jit_seconds']:.3f} | {j['allocated_bytes'] / info[kind]['arrow_bytes']:.1f} |")
     if args.profile:
         print()
         print("Profiles (JFR, 1 ms sampling, as many runs again as were timed):")

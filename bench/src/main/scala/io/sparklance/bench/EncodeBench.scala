@@ -33,6 +33,7 @@ object EncodeBench {
   private val store = new HadoopObjectStore(new Configuration())
   private val threads = ManagementFactory.getThreadMXBean.asInstanceOf[com.sun.management.ThreadMXBean]
   private val gcs = ManagementFactory.getGarbageCollectorMXBeans.asScala
+  private val jit = ManagementFactory.getCompilationMXBean
   private val os = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
 
   def main(args: Array[String]): Unit = {
@@ -53,7 +54,7 @@ object EncodeBench {
         try {
           val e = encode(batches, ours, reps, profile.map(new File(_, s"$kind-encode.jfr")))
           fields += s""""seconds": ${e.wall}, "cpu_seconds": ${e.threadCpu}, "process_cpu_seconds": ${e.processCpu}, """ +
-            s""""gc_seconds": ${e.gc}, "allocated_bytes": ${e.allocated}, "bytes": ${ours.length}"""
+            s""""gc_seconds": ${e.gc}, "jit_seconds": ${e.jit}, "allocated_bytes": ${e.allocated}, "bytes": ${ours.length}"""
         } catch {
           case t: Throwable =>
             ours.delete()
@@ -93,7 +94,7 @@ object EncodeBench {
   }
 
   /** One timed write: wall, this thread's and the process's CPU, and GC seconds; bytes this thread allocated on the heap. */
-  private final case class Encoded(wall: Double, threadCpu: Double, processCpu: Double, gc: Double, allocated: Long)
+  private final case class Encoded(wall: Double, threadCpu: Double, processCpu: Double, gc: Double, jit: Double, allocated: Long)
 
   private def gcMillis: Long = gcs.map(_.getCollectionTime).sum
 
@@ -107,15 +108,17 @@ object EncodeBench {
       catch { case t: Throwable => w.abort(); throw t }
     }
     warmUp(once())
-    var best = Encoded(Double.MaxValue, 0, 0, 0, 0)
+    var best = Encoded(Double.MaxValue, 0, 0, 0, 0, 0)
     val me = Thread.currentThread().getId
     (0 until reps).foreach { _ =>
       System.gc()
       val (a0, g0) = (threads.getThreadAllocatedBytes(me), gcMillis)
+      val j0 = jit.getTotalCompilationTime
       val (c0, p0, t0) = (threads.getCurrentThreadCpuTime, os.getProcessCpuTime, System.nanoTime())
       once()
       val (t1, c1, p1) = (System.nanoTime(), threads.getCurrentThreadCpuTime, os.getProcessCpuTime)
-      val run = Encoded((t1 - t0) / 1e9, (c1 - c0) / 1e9, (p1 - p0) / 1e9, (gcMillis - g0) / 1e3, threads.getThreadAllocatedBytes(me) - a0)
+      val run = Encoded((t1 - t0) / 1e9, (c1 - c0) / 1e9, (p1 - p0) / 1e9, (gcMillis - g0) / 1e3,
+        (jit.getTotalCompilationTime - j0) / 1e3, threads.getThreadAllocatedBytes(me) - a0)
       if (run.wall < best.wall) best = run
     }
     recording(jfr)((0 until reps).foreach(_ => once()))
@@ -176,10 +179,20 @@ object EncodeBench {
       try body finally { r.stop(); r.dump(f.toPath); r.close() }
   }
 
-  /** JIT warm-up (and the page cache): at least 2 rounds and 3 s. */
+  /**
+   * JIT warm-up (and the page cache): at least 2 rounds and 3 s, then on until a round in which
+   * the JIT compiled for under 2 % of the round's time (at most 30 s in all), so that the timed
+   * rounds measure the compiled code, not the compiler still at work beside it.
+   */
   private def warmUp(round: => Unit): Unit = {
     val start = System.nanoTime()
     var n = 0
-    while (n < 2 || System.nanoTime() - start < 3000000000L) { round; n += 1 }
+    var settled = false
+    while (n < 2 || System.nanoTime() - start < 3000000000L || (!settled && System.nanoTime() - start < 30000000000L)) {
+      val (j0, t0) = (jit.getTotalCompilationTime, System.nanoTime())
+      round
+      settled = (jit.getTotalCompilationTime - j0) * 1000000L < (System.nanoTime() - t0) / 50
+      n += 1
+    }
   }
 }

@@ -65,7 +65,8 @@ final class ShortArrayBuilder(initial: Int = 1024) {
     buf
   }
 
-  def toArray: Array[Short] = java.util.Arrays.copyOf(buf, n)
+  /** The values so far at `[0, length)`, in the builder's own array: valid until the next append or clear. */
+  def buffer: Array[Short] = buf
   def clear(): Unit = n = 0
 }
 

@@ -14,7 +14,7 @@ trait OutOfLine {
 }
 
 private[write] final class SinkOutOfLine(sink: FileSink) extends OutOfLine {
-  private val chunk = new Array[Byte](1 << 20)
+  private lazy val chunk = new Array[Byte](1 << 20) // only files with blob columns need it
 
   def write(buf: ArrowBuf, offset: Long, length: Long): Long = {
     val at = sink.position

@@ -64,13 +64,14 @@ private[write] final class LeafColumnEncoder(
 
   def flush(): EncodedPage = {
     val numEntries = shredder.numEntries.toInt
-    val rep = if (shredder.rep != null) shredder.rep.toArray else null
+    // The shredder's own arrays (it is reset when the page is out); entries past `numEntries` are stale.
+    val rep = if (shredder.rep != null) shredder.rep.buffer else null
     val (layers, remap) = scheme.pageLayers(shredder.occurs)
     // A layer that may be null in this page has definition levels, even if all of them are 0.
     val defs = if (shredder.hasDefs) {
-      val d = shredder.defs.toArray
+      val d = shredder.defs.buffer
       var i = 0
-      while (i < d.length) { d(i) = remap(d(i).toInt); i += 1 }
+      while (i < numEntries) { d(i) = remap(d(i).toInt); i += 1 }
       d
     } else if (shredder.occurs.contains(true)) new Array[Short](numEntries) else null
     var maxVisible = 0
@@ -121,7 +122,7 @@ private[write] final class LeafColumnEncoder(
   }
 
   private def countValid(defs: Array[Short], n: Int): Int =
-    if (defs == null) n else { var c = 0; var i = 0; while (i < n) { if (defs(i) == 0) c += 1; i += 1 }; c }
+    if (defs == null) n else { var c = 0; var i = 0; while (i < n) { c += (defs(i) - 1) >>> 31; i += 1 }; c } // levels are >= 0
 
   // primitive.rs is_narrow: every value under 256 bytes.
   private def narrow(v: DecodedValues): Boolean = v match {
