@@ -21,13 +21,14 @@ trait FieldEncoder {
    */
   def check(vector: ValueVector, from: Int, count: Int): Unit = ()
   /**
-   * Buffers rows `[from, from + count)` of `vector`, the field's values in the batch, and returns
-   * the pages that filled up meanwhile: a column holds about its page budget, never a batch
-   * (2.0 excepted, whose pages end with the batch that passed the budget, as Rust's do).
+   * Buffers rows `[from, from + count)` of `vector`, the field's values in the batch, and hands
+   * `out` each page as it fills up: a column holds about its page budget, never a batch (2.0
+   * excepted, whose pages end with the batch that passed the budget, as Rust's do). `out` must be
+   * done with a page's buffers when it returns: they may share arrays the encoder then reuses.
    */
-  def append(vector: ValueVector, from: Int, count: Int): Seq[EncodedPage]
-  /** Every buffered row as pages: the end of the file. */
-  def finish(): Seq[EncodedPage]
+  def append(vector: ValueVector, from: Int, count: Int, out: EncodedPage => Unit): Unit
+  /** Every buffered row as pages, handed to `out` as `append` does: the end of the file. */
+  def finish(out: EncodedPage => Unit): Unit
   /** The column-level encoding of each column. */
   def columnEncodings: IndexedSeq[EncodingAny]
 }

@@ -64,7 +64,7 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
     while (i < encoders.length) { encoders(i).check(batch.getVector(i), from, count); i += 1 }
     i = 0
     while (i < encoders.length) {
-      encoders(i).append(batch.getVector(i), from, count).foreach(writePage)
+      encoders(i).append(batch.getVector(i), from, count, writePage)
       i += 1
     }
     rows += count
@@ -105,7 +105,7 @@ final class LanceFileWriter(sink: FileSink, val schema: LanceSchema, val options
   def finish(extraMetadata: Map[String, String] = Map.empty): WrittenFile = {
     if (finished) throw new IllegalStateException("the file writer has finished")
     finished = true
-    encoders.foreach(_.finish().foreach(writePage))
+    encoders.foreach(_.finish(writePage))
     val descriptorAt = sink.position
     val descriptor = FileMetadataCodec.buildDescriptor(FileDescriptor(schema.flatFields, rows, schema.metadata ++ extraMetadata))
     sink.write(descriptor)

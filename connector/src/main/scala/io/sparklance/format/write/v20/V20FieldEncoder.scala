@@ -128,12 +128,12 @@ private[write] final class V20FieldEncoder(top: LanceField, arrow: Field, firstC
   // Rust's 2.0 encoders take a batch whole: a page holds the batches buffered up to the one that
   // passed the budget (so a column may hold its budget plus one batch), which is what makes our
   // pages pylance's page for page.
-  def append(vector: ValueVector, from: Int, count: Int): Seq[EncodedPage] = {
+  def append(vector: ValueVector, from: Int, count: Int, out: EncodedPage => Unit): Unit = {
     root.append(vector, from, count)
-    root.ready()
+    root.ready().foreach(out)
   }
 
-  def finish(): Seq[EncodedPage] = root.finish()
+  def finish(out: EncodedPage => Unit): Unit = root.finish().foreach(out)
 
   // Every 2.0 column says `values{}`, but a blob column, which says `blob{inner: values{}}`.
   def columnEncodings: IndexedSeq[EncodingAny] = (firstColumn until firstColumn + numColumns).map { c =>

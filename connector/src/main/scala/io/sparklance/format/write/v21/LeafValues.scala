@@ -70,7 +70,7 @@ private[write] object LeafValues {
   }
 
   final class Fixed(width: Int) extends LeafValues {
-    private var data = new ByteArrayBuilder()
+    private val data = new ByteArrayBuilder()
     private var n = 0
     def count: Int = n
     def bytes: Long = data.length
@@ -82,11 +82,12 @@ private[write] object LeafValues {
     }
     def appendNull(): Unit = { data.appendZeros(width); n += 1 }
     def appendBytes(value: Array[Byte]): Unit = { data.append(value, 0, width); n += 1 }
-    // The page takes the array as it is (compressors read `n` values of it); the next page gets
-    // a fresh one of the same size, so neither copies nor regrows.
+    // The page takes the array as it is (compressors read `n` values of it) and the next page
+    // fills the same array again: a page is written out before the column takes more rows (see
+    // FieldEncoder.append), so the array is neither copied nor allocated again each page.
     def take(): DecodedValues = {
       val v = new FixedWidthValues(width * 8, data.array, n)
-      data = new ByteArrayBuilder(data.array.length)
+      data.clear()
       n = 0
       v
     }
@@ -150,8 +151,9 @@ private[write] object LeafValues {
       n += len
     }
     def appendNull(): Unit = { ensure(1); offsets(n + 1) = offsets(n); n += 1 }
+    // As Fixed.take: the value bytes stay in the array the next page fills again.
     def take(): DecodedValues = {
-      val v = new VariableData(java.util.Arrays.copyOf(offsets, n + 1), data.toArray)
+      val v = new VariableData(java.util.Arrays.copyOf(offsets, n + 1), data.array)
       data.clear(); n = 0; offsets(0) = 0
       v
     }

@@ -68,21 +68,19 @@ private[write] final class StructuralFieldEncoder(
   // per row seen so far: a column never holds much more than its budget, however large a batch.
   private var sliceRows = 1024
 
-  def append(vector: ValueVector, from: Int, count: Int): Seq[EncodedPage] = {
-    val pages = Seq.newBuilder[EncodedPage]
+  def append(vector: ValueVector, from: Int, count: Int, out: EncodedPage => Unit): Unit = {
     var at = from
     while (at < from + count) {
       val n = math.min(from + count - at, sliceRows)
       leaves.foreach(_.append(vector, at, n))
       val bytesPerRow = leaves.map(_.bytesPerRow).max
       sliceRows = math.max(1, math.min(1 << 16, (options.pageBytes / 2 / math.max(bytesPerRow, 1.0)).toInt))
-      leaves.foreach(l => if (l.full) pages += l.flush())
+      leaves.foreach(l => if (l.full) out(l.flush()))
       at += n
     }
-    pages.result()
   }
 
-  def finish(): Seq[EncodedPage] = leaves.filter(_.hasRows).map(_.flush())
+  def finish(out: EncodedPage => Unit): Unit = leaves.foreach(l => if (l.hasRows) out(l.flush()))
 
   // Every 2.1+ column says "values" at column level, as pylance writes (lance-format-facts §13.2).
   def columnEncodings: IndexedSeq[EncodingAny] = leaves.map(_ => ArrayEncodingCodec.valuesColumnEncoding)
