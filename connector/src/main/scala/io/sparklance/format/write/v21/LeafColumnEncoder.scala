@@ -138,6 +138,18 @@ private[write] final class LeafColumnEncoder(
     case _ => true
   }
 
+  // A mini-block page's levels as bytes are read only while its chunks are compressed (each
+  // chunk's levels are copied into the page), so one array per column serves every page.
+  private var repScratch = Array.emptyByteArray
+  private var defScratch = Array.emptyByteArray
+
+  /** `levels` as little-endian bytes in `scratch`, or in a larger array that it returns. */
+  private def levelBytesIn(scratch: Array[Byte], levels: Array[Short], n: Int): Array[Byte] = {
+    val out = if (scratch.length >= 2 * n) scratch else new Array[Byte](math.max(2 * n, math.min(Int.MaxValue - 16L, 2L * scratch.length).toInt))
+    java.nio.ByteBuffer.wrap(out).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer().put(levels, 0, n)
+    out
+  }
+
   private def levelBytes(levels: Array[Short], n: Int): FixedWidthValues = {
     val out = new Array[Byte](n * 2)
     java.nio.ByteBuffer.wrap(out).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer().put(levels, 0, n)
@@ -163,8 +175,8 @@ private[write] final class LeafColumnEncoder(
       maxVisible: Int, layers: IndexedSeq[RepDefLayer]): (IndexedSeq[Array[Byte]], PageLayout) = {
     val (compressed, encoding) = compression.miniBlock(fieldCompression, vals).compress(vals)
     val dict = dictionary.map { d => val c = compression.block(dictionaryCompression, d); (c.compress(d), c.encoding, d.count.toLong) }
-    val repAll = if (rep == null) null else levelBytes(rep, n)
-    val defAll = if (defs == null) null else levelBytes(defs, n)
+    val repAll = if (rep == null) null else { repScratch = levelBytesIn(repScratch, rep, n); new FixedWidthValues(16, repScratch, n) }
+    val defAll = if (defs == null) null else { defScratch = levelBytesIn(defScratch, defs, n); new FixedWidthValues(16, defScratch, n) }
     val repC = Option(repAll).map(compression.levels)
     val defC = Option(defAll).map(compression.levels)
     val large = version >= FileVersion.V2_2
