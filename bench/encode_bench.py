@@ -131,9 +131,12 @@ def pylance_write(batches: list[pa.RecordBatch], schema: pa.Schema, dest: Path, 
 
 
 def jvm_run(folder: Path, kinds: list[str], reps: int, profile: Path | None) -> dict:
-    main = f"io.sparklance.bench.EncodeBench {folder} {reps} {','.join(kinds)}" + (f" {profile.resolve()}" if profile else "")
-    proc = subprocess.run([str(REPO / "build" / "sbt"), f"bench/runMain {main}"], cwd=REPO, capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL)
+    """Runs EncodeBench once per kind, each in a fresh JVM (one sbt session forks one per command), so
+    that no kind is measured in a heap, JIT profile and GC state the kinds before it left (as JMH forks)."""
+    def main(kind: str) -> str:
+        return f"io.sparklance.bench.EncodeBench {folder} {reps} {kind}" + (f" {profile.resolve()}" if profile else "")
+    proc = subprocess.run([str(REPO / "build" / "sbt")] + [f"bench/runMain {main(k)}" for k in kinds], cwd=REPO,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
     out = {}
     for line in proc.stdout.splitlines():
         line = line.split("] ", 1)[-1]

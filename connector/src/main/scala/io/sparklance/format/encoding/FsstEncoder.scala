@@ -197,7 +197,8 @@ object FsstEncoder {
   }
 
   /** A finished table: symbols renumbered as Lance's `finalize` does, with compression lookups. */
-  private final class SymbolTable(val values: Array[Long], val lengths: Array[Int], val terminator: Int, val suffixLim: Int) {
+  private final class SymbolTable(val values: Array[Long], val lengths: Array[Int], val terminator: Int, val suffixLim: Int,
+      sampleRatio: Double) {
     private val n = values.length
     // Per byte, and per two-byte prefix: (length << 12) | (escape << 8) | code, the two-byte
     // symbol, else the first byte's symbol, else its escape. Per slot: a symbol of 3..8 bytes.
@@ -267,9 +268,11 @@ object FsstEncoder {
       val worst = 2L * data.dataLength + 8
       if (worst > GeneralCompression.MaxArrayBytes)
         throw Errors.unsupported(s"FSST compression of ${data.dataLength} bytes of values in one page (at most 1 GiB)", "FSST writer")
-      // Compressed data is usually smaller than its input; room for that, grown in the rare case
-      // a value needs more (at most two bytes out per byte in), instead of zeroing twice the input.
-      var out = new Array[Byte](math.min(worst, data.dataLength.toLong + (data.dataLength >> 3) + 1024).toInt)
+      // Room for what the sample compressed to (less the escapes it left, so a quarter more, and
+      // never more than 9/8 of the input), grown in the rare case values need more (at most two
+      // bytes out per byte in), instead of allocating and zeroing twice the input.
+      val expected = data.dataLength * math.min(1.125, 1.25 * sampleRatio)
+      var out = new Array[Byte](math.min(worst, expected.toLong + 1024).toInt)
       val offsets = new Array[Int](count + 1)
       // Up to here a whole word can be read, past the value's end when it is short.
       val wordLimit = in.length - 8
@@ -334,7 +337,8 @@ object FsstEncoder {
         if (frac < LastFrac) makeTable(st, counters, candidates, frac, terminator)
         g += 1
       }
-      finish(bestValues, bestLengths, terminator)
+      val sampleBytes = bounds(bounds.length - 1)
+      finish(bestValues, bestLengths, terminator, (sampleBytes - bestGain).toDouble / math.max(1, sampleBytes))
     }
 
     /** Lance's `make_sample`: whole values drawn at random until they add up to at least 16 KiB. */
@@ -454,9 +458,9 @@ object FsstEncoder {
     /**
      * Lance's `finalize`: codes grouped by length as 2, 3, .., 8, 1, and within length 2 the
      * symbols that start a longer symbol first (their count is suffix_lim) and the others after,
-     * numbered from the end of the group down.
+     * numbered from the end of the group down. `sampleRatio`: the sample's size compressed over its size.
      */
-    private def finish(values: Array[Long], lengths: Array[Int], terminator: Int): SymbolTable = {
+    private def finish(values: Array[Long], lengths: Array[Int], terminator: Int, sampleRatio: Double): SymbolTable = {
       val n = values.length
       val perLength = new Array[Int](Fsst.MaxSymbolLength + 1)
       lengths.foreach(l => perLength(l) += 1)
@@ -480,7 +484,7 @@ object FsstEncoder {
         outLengths(code) = len
         i += 1
       }
-      new SymbolTable(outValues, outLengths, terminator, suffixLim)
+      new SymbolTable(outValues, outLengths, terminator, suffixLim, sampleRatio)
     }
 
     private def startsLonger(values: Array[Long], lengths: Array[Int], i: Int): Boolean = {

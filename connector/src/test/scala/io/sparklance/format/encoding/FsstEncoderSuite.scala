@@ -178,6 +178,16 @@ class FsstEncoderSuite extends AnyFunSuite {
     roundTrip(Seq(b("a"), text, Array.emptyByteArray, randomBytes(rnd, (1 << 20) + 7), b("tail")))
   }
 
+  test("a page that compresses far worse than its sample: the output grows past its first size") {
+    // 20,000 URLs make the sample (the one random value is unlikely to be drawn); the random
+    // value is escaped byte by byte, two bytes out per byte in.
+    val rnd = new scala.util.Random(8)
+    val page = urls(9, 20000) :+ randomBytes(rnd, 3 << 20)
+    val c = roundTrip(page)
+    val in = page.map(_.length.toLong).sum
+    assert(c.values.dataLength > in, s"${c.values.dataLength} bytes out of $in: the page should expand")
+  }
+
   test("seeded random pages of many shapes round-trip") {
     val rnd = new scala.util.Random(20261125)
     for (round <- 0 until 40) {
