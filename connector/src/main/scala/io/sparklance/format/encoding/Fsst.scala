@@ -193,12 +193,7 @@ object Fsst {
     val out = new Array[Byte](SymbolTableBytes)
     val buf = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN)
     buf.putLong((Magic << 32) | (1L << 24) | symbols.size.toLong)
-    symbols.foreach { s =>
-      var word = 0L
-      var i = s.length - 1
-      while (i >= 0) { word = (word << 8) | (s(i) & 0xffL); i -= 1 }
-      buf.putLong(word)
-    }
+    symbols.foreach(s => buf.putLong(LE.getLongUpTo(s, 0, s.length)))
     symbols.foreach(s => buf.put(s.length.toByte))
     out
   }

@@ -68,19 +68,6 @@ object FsstEncoder {
     ((h ^ (h >>> 15)) & (HashSlots - 1)).toInt
   }
 
-  /** The low `len` bytes of `w`. */
-  @inline private def mask(len: Int): Long = if (len >= 8) -1L else (1L << (8 * len)) - 1
-
-  /** Up to 8 bytes of `a` from `p` (not past `end`) as a little-endian word, zeros after `end`. */
-  @inline private def load(a: Array[Byte], p: Int, end: Int): Long =
-    if (end - p >= 8) LE.getLong(a, p)
-    else {
-      var w = 0L
-      var i = end - 1
-      while (i >= p) { w = (w << 8) | (a(i) & 0xffL); i -= 1 }
-      w
-    }
-
   /**
    * The table while it is trained, with Lance's code space: codes 0..255 stand for the escaped
    * byte of that value, codes 256.. for the symbols (at most 255 of them).
@@ -118,7 +105,7 @@ object FsstEncoder {
         if (slotCode(s) >= 0) return false
         slotCode(s) = code
         slotValue(s) = value
-        slotMask(s) = mask(len)
+        slotMask(s) = LE.lowBytes(len)
       }
       values(code) = value
       lengths(code) = len
@@ -226,7 +213,7 @@ object FsstEncoder {
           val s = slot(values(c))
           slotCode(s) = (lengths(c) << 12) | c
           slotValue(s) = values(c)
-          slotMask(s) = mask(lengths(c))
+          slotMask(s) = LE.lowBytes(lengths(c))
         }
         c += 1
       }
@@ -274,8 +261,6 @@ object FsstEncoder {
       val expected = data.dataLength * math.min(1.125, 1.25 * sampleRatio)
       var out = new Array[Byte](math.min(worst, expected.toLong + 1024).toInt)
       val offsets = new Array[Int](count + 1)
-      // Up to here a whole word can be read, past the value's end when it is short.
-      val wordLimit = in.length - 8
       val fill = (terminator & 0xffL) * 0x0101010101010101L
       var o = 0
       var v = 0
@@ -296,9 +281,7 @@ object FsstEncoder {
         // The value's last 1-7 bytes: past its end the word is filled with the terminator, which
         // no multi-byte symbol contains (see `SymbolTable`), so no match reaches past the end.
         while (p < end) {
-          val keep = -1L >>> ((8 - (end - p)) << 3)
-          val word = if (p <= wordLimit) LE.getLong(in, p) else load(in, p, end)
-          val w = (word & keep) | (fill & ~keep)
+          val w = LE.getLongUpTo(in, p, end) | (fill & ~LE.lowBytes(end - p))
           val code = codeOf(w)
           out(o) = code.toByte
           out(o + 1) = w.toByte
@@ -387,14 +370,14 @@ object FsstEncoder {
         val start = bounds(i - 1)
         val end = bounds(i)
         var p = start
-        var prev = st.longest(load(sample, p, end), end - p)
+        var prev = st.longest(LE.getLongUpTo(sample, p, end), end - p)
         p += st.lengths(prev)
         if (prev >= 256) gain += st.lengths(prev) - 1
         while (p < end) {
           counters.one(prev)
           val next = sample(p) & 0xff
           if (st.lengths(prev) != 1) counters.one(next)
-          val cur = st.longest(load(sample, p, end), end - p)
+          val cur = st.longest(LE.getLongUpTo(sample, p, end), end - p)
           val len = st.lengths(cur)
           if (cur >= 256) gain += len - 1
           if (countPairs) {
@@ -433,7 +416,7 @@ object FsstEncoder {
               val count2 = counters.pairs(row | c2)
               if (count2 != 0 && (st.values(c2) & 0xff) != terminator) {
                 val len = math.min(l1 + st.lengths(c2), Fsst.MaxSymbolLength)
-                consider(((st.values(c2) << (8 * l1)) | v1) & mask(len), len, count2)
+                consider(((st.values(c2) << (8 * l1)) | v1) & LE.lowBytes(len), len, count2)
               }
               c2 += 1
             }

@@ -108,19 +108,8 @@ private[write] object DictionaryEncoder {
       var p = start(i)
       val e = end(i)
       while (p + 8 <= e) { h = (h ^ LittleEndian.getLong(bytes, p)) * 0xff51afd7ed558ccdL; h ^= h >>> 29; p += 8 }
-      if (p < e) {
-        // The last 1-7 bytes as one word: a masked load where the array holds 8 bytes from there,
-        // else assembled byte by byte (the same word, so equal values hash alike wherever they are).
-        val word =
-          if (p + 8 <= bytes.length) LittleEndian.getLong(bytes, p) & tailMask(e - p)
-          else {
-            var w = 0L
-            var q = e - 1
-            while (q >= p) { w = (w << 8) | (bytes(q) & 0xffL); q -= 1 }
-            w
-          }
-        h = (h ^ word) * 0xff51afd7ed558ccdL; h ^= h >>> 29
-      }
+      // The last 1-7 bytes as one word (the same wherever the value lies, so equal values hash alike).
+      if (p < e) { h = (h ^ LittleEndian.getLongUpTo(bytes, p, e)) * 0xff51afd7ed558ccdL; h ^= h >>> 29 }
       h ^= (e - start(i)).toLong
       // Mix the high bits down: the table is indexed by the low ones (murmur3's fmix64).
       h ^= h >>> 33; h *= 0xff51afd7ed558ccdL; h ^= h >>> 33; h *= 0xc4ceb9fe1a85ec53L; h ^= h >>> 33
@@ -134,16 +123,8 @@ private[write] object DictionaryEncoder {
       if (end(j) - b != len) return false
       val stop = a + len
       while (a + 8 <= stop) { if (LittleEndian.getLong(bytes, a) != LittleEndian.getLong(bytes, b)) return false; a += 8; b += 8 }
-      if (a < stop && a + 8 <= bytes.length && b + 8 <= bytes.length) {
-        val m = tailMask(stop - a)
-        return (LittleEndian.getLong(bytes, a) & m) == (LittleEndian.getLong(bytes, b) & m)
-      }
-      while (a < stop) { if (bytes(a) != bytes(b)) return false; a += 1; b += 1 }
-      true
+      LittleEndian.getLongUpTo(bytes, a, stop) == LittleEndian.getLongUpTo(bytes, b, b + (stop - a))
     }
-
-    /** The low `n` (1 to 7) bytes of a little-endian word. */
-    @inline private def tailMask(n: Int): Long = (1L << (n << 3)) - 1
 
     /** The entry of value `i`, added if new. */
     def indexOf(i: Int): Int = {

@@ -150,11 +150,9 @@ private[write] final class LeafColumnEncoder(
     out
   }
 
-  private def levelBytes(levels: Array[Short], n: Int): FixedWidthValues = {
-    val out = new Array[Byte](n * 2)
-    java.nio.ByteBuffer.wrap(out).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer().put(levels, 0, n)
-    new FixedWidthValues(16, out, n)
-  }
+  /** `levels` as little-endian bytes in an array of their own (a page's buffer). */
+  private def levelBytes(levels: Array[Short], n: Int): FixedWidthValues =
+    new FixedWidthValues(16, levelBytesIn(Array.emptyByteArray, levels, n), n)
 
   // primitive.rs encode_complex_all_null: 2.1 stores the levels plain (u16), 2.2 compresses them.
   private def levelsOnly(rep: Array[Short], defs: Array[Short], n: Int, layers: IndexedSeq[RepDefLayer]): (IndexedSeq[Array[Byte]], PageLayout) = {

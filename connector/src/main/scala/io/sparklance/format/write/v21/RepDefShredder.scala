@@ -153,6 +153,7 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
     val emptyL = scheme.nodeEmpty(0).toShort
     val offsets = RepDefShredder.offsets(list, from, from + count)
     val nulls = RepDefShredder.nulls(list, from, from + count)
+    @inline def isNull(r: Int): Boolean = nulls != null && nulls(r)
     val leaf = RepDefShredder.items(list)
     val itemsLo = offsets(0).toInt
     // Null when no item in the range is null (Arrow's null count is the whole vector's).
@@ -160,19 +161,22 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
       case a if a != null && a.contains(true) => a
       case _ => null
     }
-    if (nulls != null && nulls.contains(true)) occurs(nullL) = true
-    if (itemNulls != null) occurs(scheme.leafNull) = true
+    // The batch's level entries: one per null or empty list, one per item of the others.
+    var m = 0L
     var r = 0
-    while (r < count) { if ((nulls == null || !nulls(r)) && offsets(r + 1) == offsets(r)) { occurs(emptyL) = true; r = count }; r += 1 }
+    while (r < count) {
+      val items = offsets(r + 1) - offsets(r)
+      if (isNull(r)) { occurs(nullL) = true; m += 1 }
+      else if (items == 0) { occurs(emptyL) = true; m += 1 }
+      else m += items
+      r += 1
+    }
+    if (itemNulls != null) occurs(scheme.leafNull) = true
     if (!defsMaterialized && (occurs(nullL) || occurs(emptyL) || occurs(scheme.leafNull))) {
       defs.appendZeros(entries.toInt); defsMaterialized = true
     }
-    // The batch's level entries: one per null or empty list, one per item of the others. All
-    // are appended as zeros at once; then each row's first entry gets its repetition level and
-    // entries that are not a valid item their definition level.
-    var m = 0L
-    r = 0
-    while (r < count) { m += math.max(1L, if (nulls != null && nulls(r)) 1L else offsets(r + 1) - offsets(r)); r += 1 }
+    // All are appended as zeros at once; then each row's first entry gets its repetition level
+    // and entries that are not a valid item their definition level.
     if (m > Int.MaxValue - 16) throw new IllegalStateException("a batch expands to more than 2^31 list items")
     val repOut = rep.appendZerosIn(m.toInt)
     val defOut = if (defsMaterialized) defs.appendZerosIn(m.toInt) else null
@@ -186,8 +190,8 @@ private[write] final class RepDefShredder(scheme: LevelScheme, values: LeafValue
       val s = offsets(r).toInt
       val e = offsets(r + 1).toInt
       repOut(at) = first
-      if ((nulls != null && nulls(r)) || s == e) {
-        if (defOut != null) defOut(at) = if (s == e && (nulls == null || !nulls(r))) emptyL else nullL
+      if (isNull(r) || s == e) {
+        if (defOut != null) defOut(at) = if (isNull(r)) nullL else emptyL
         at += 1
       } else if (itemNulls == null) {
         if (s != runEnd) { if (runEnd > runFrom) values.appendRun(leaf, runFrom, runEnd - runFrom); runFrom = s }
