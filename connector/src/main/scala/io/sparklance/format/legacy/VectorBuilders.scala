@@ -7,7 +7,7 @@ import org.apache.arrow.vector.{BaseFixedWidthVector, BaseLargeVariableWidthVect
 import org.apache.arrow.vector.complex.{FixedSizeListVector, LargeListVector, ListVector, StructVector}
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode
 
-import io.sparklance.util.{Bytes, Errors}
+import io.sparklance.util.{Bytes, Errors, LittleEndian}
 
 // Spec: the Arrow columnar format (buffer layouts per type). Legacy pages are decoded batch
 // by batch into these growable buffers, then copied once into the Arrow vector of the
@@ -41,17 +41,11 @@ private[legacy] final class GrowingBytes(what: => String) {
   }
 
   def putLong(v: Long): Unit = {
-    val at = reserve(8)
-    var i = 0
-    while (i < 8) { buf(at + i) = (v >>> (8 * i)).toByte; i += 1 }
+    val at = reserve(8) // first: it may replace `buf`
+    LittleEndian.putLong(buf, at, v)
   }
 
-  def longAt(i: Int): Long = {
-    var v = 0L
-    var k = 7
-    while (k >= 0) { v = (v << 8) | (buf(i * 8 + k) & 0xffL); k -= 1 }
-    v
-  }
+  def longAt(i: Int): Long = LittleEndian.getLong(buf, i * 8)
 
   def clear(): Unit = { used = 0; if (buf.length > (1 << 20)) buf = new Array[Byte](64) }
 
