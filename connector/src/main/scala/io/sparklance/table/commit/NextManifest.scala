@@ -65,7 +65,8 @@ object NextManifest {
           .orElse(ctx.newTable.map(_.fileVersion).filter(_ => base.isEmpty))
           .orElse(base.flatMap(_.fileVersion(where)))
           .getOrElse(FileVersion.V2_2)
-        val start = base.getOrElse(emptyTable(ctx))
+        // New fragments from nothing: ids restart at 0, so the base's fragment of the same id is another fragment.
+        val start = base.fold(emptyTable(ctx))(ManifestCodec.withoutFragmentMessages)
         finish(start.copy(
           schema = schema,
           fragments = added.sortBy(_.id),

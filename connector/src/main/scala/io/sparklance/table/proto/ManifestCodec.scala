@@ -146,6 +146,16 @@ object ManifestCodec {
       m.copy(indices = indices, message = new ManifestMessage(m.message.manifest, Some(section)))
     }
 
+  /**
+   * `m` without the fragment messages it was read with, for a manifest whose fragments are all
+   * new (an Overwrite's): [[encodeManifest]] builds a fragment over the message of the same id,
+   * which must not lend a new fragment the old one's fields (its metadata, clustering id, fields
+   * of newer writers). Rust builds an Overwrite's fragments from the transaction alone
+   * (rust/lance/src/dataset/transaction.rs, build_manifest).
+   */
+  def withoutFragmentMessages(m: Manifest): Manifest =
+    m.copy(message = new ManifestMessage(m.message.manifest.toBuilder.clearFragments().build(), m.message.indexSection))
+
   private def bitmapBytes(b: org.roaringbitmap.RoaringBitmap): ByteString = {
     val out = java.nio.ByteBuffer.allocate(b.serializedSizeInBytes())
     b.serialize(out)
