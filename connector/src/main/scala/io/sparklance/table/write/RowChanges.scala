@@ -33,7 +33,7 @@ object RowChanges {
       }
       rebase = Some(new DeletedRows(store, deleted, changes))
       val updated = changes.collect { case FragmentChange.Updated(f, _) => f }.toIndexedSeq
-      val removed = changes.collect { case FragmentChange.Removed(id) => id }.toIndexedSeq
+      val removed = changes.collect { case FragmentChange.Removed(f) => f.id }.toIndexedSeq
       val outcome = new TableCommitter(store, snapshot.root).commit(
         CommitRequest(Some(snapshot.version), operation(updated, removed), properties, app, rebase = rebase))
       if (outcome.duplicate) RowDeletions.discard(store, rebase.fold(changes)(_.changes))
