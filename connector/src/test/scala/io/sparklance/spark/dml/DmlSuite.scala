@@ -229,9 +229,11 @@ class DmlSuite extends AnyFunSuite with CatalogTables {
     }
   }
 
-  test("TRUNCATE TABLE on a path table is refused by name, not answered with nothing done") {
+  test("TRUNCATE TABLE of a tagged version is refused by name, not answered with nothing done") {
     table("q", 5, 5)
-    val e = lanceError(spark.sql(s"TRUNCATE TABLE lance.`${location("q")}`"))
+    io.sparklance.testutil.PylanceScript.run(
+      """import sys, lance; ds = lance.dataset(sys.argv[1]); ds.tags.create("first", ds.version); print("{}")""", location("q"))
+    val e = lanceError(spark.sql("TRUNCATE TABLE q.tag_first"))
     assert(e.errorClass == "LANCE_UNSUPPORTED_FEATURE" && e.getMessage.contains("TRUNCATE TABLE"), e)
     assert(ids("q") == (0L until 5L))
   }
