@@ -98,6 +98,12 @@ object Errors {
     new InvalidArgumentException("LANCE_INVALID_OPTION",
       s"option '$name' = '$value' is invalid: expected $expected.")
 
+  /** An option key that is not one of ours but so close to `meant` that it must be a misspelling of it. */
+  def misspeltOption(key: String, meant: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_INVALID_OPTION",
+      s"option '$key' is not an option of the Lance source; did you mean '$meant'? Spark passes options a source does " +
+        s"not know through unused, so this one would have been ignored. Give it as '$meant'.")
+
   def invalidArgument(detail: String): InvalidArgumentException =
     new InvalidArgumentException("LANCE_INVALID_ARGUMENT", detail)
 
@@ -248,6 +254,13 @@ object Errors {
       s"$table: another writer created the table while this write was running, with schema $theirs; this write has " +
         s"schema $ours. Nothing was committed. Write again: the table now exists and the schemas must match.",
       retryable = false, None)
+
+  /** An append with new columns (mergeSchema) found the table's schema changed by another writer while it wrote. */
+  def schemaChangedDuringWrite(table: String, readVersion: Long, latestVersion: Long): CommitConflictException =
+    new CommitConflictException(
+      s"$table: this append adds columns to the schema of version $readVersion, but another writer changed the schema " +
+        s"before version $latestVersion while the rows were written. Nothing was committed. Run the write again: it will " +
+        "read the new schema.", retryable = true, Some(latestVersion))
 
   def tableAlreadyExists(table: String, version: Long): LanceException =
     new LanceException("LANCE_TABLE_ALREADY_EXISTS",

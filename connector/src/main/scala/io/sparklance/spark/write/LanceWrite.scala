@@ -127,7 +127,7 @@ object LanceWrite extends Logging {
           // An overwrite drops the indices; a table created meanwhile has none.
           val zoneMaps = target.existing.filter(_ => opts.updateZoneMaps).fold(IndexedSeq.empty[ZoneMapTarget])(s =>
             ZoneMapWriter.targets(table.stores.create(), plan.root, s.manifest, plan.schema))
-          new AppendBatch(table, plan, zoneMaps)
+          new AppendBatch(table, plan, zoneMaps, target.addedColumns)
         case WriteMode.Create(ignore) => new CreateBatch(table, plan, ignore)
         case WriteMode.Replace => throw new IllegalStateException("a replace is always an overwrite")
       }
@@ -205,11 +205,22 @@ object LanceWrite extends Logging {
   }
 
   /** Rows added as a new version; a table absent at planning is created (or, created meanwhile with the same columns, appended to). */
-  private final class AppendBatch(table: LanceTable, plan: WritePlan, targets: IndexedSeq[ZoneMapTarget])
+  private final class AppendBatch(table: LanceTable, plan: WritePlan, targets: IndexedSeq[ZoneMapTarget], added: Option[AddedColumns])
       extends Committing(table, plan) {
-    val kind = "append"
-    protected def request(fragments: IndexedSeq[Fragment]): CommitRequest =
-      CommitRequest(plan.readVersion, Operation.Append(fragments), plan.options.commitProperties, plan.options.app, newTable)
+    val kind = if (added.isDefined) "append with new columns" else "append"
+    private var readVersion = plan.readVersion
+    private var columnsToAdd = added
+
+    /** The new columns of a `mergeSchema` append are committed first, once every row is written. */
+    protected def request(fragments: IndexedSeq[Fragment]): CommitRequest = {
+      columnsToAdd.foreach { a =>
+        val v = a.commit(table.stores.create(), table.options, plan.options.commitProperties)
+        logInfo(s"${plan.where}: version $v adds the columns ${a.columns.map(_.name).mkString(", ")} for this append")
+        readVersion = Some(v)
+        columnsToAdd = None
+      }
+      CommitRequest(readVersion, Operation.Append(fragments), plan.options.commitProperties, plan.options.app, newTable)
+    }
     override protected def zoneMapTargets: IndexedSeq[ZoneMapTarget] = targets
 
     /** Extends the zone maps over the committed fragments; nothing here fails the write: the data is committed. */
