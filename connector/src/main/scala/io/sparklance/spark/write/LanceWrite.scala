@@ -82,11 +82,12 @@ object LanceWrite extends Logging {
     val root = writeRoot(table, target)
     val existing = target.existing.map(_.manifest)
     val where = WritePlan.where(root)
-    WriteColumns.checkNames(input, where)
     val appending = existing.isDefined && !overwrite
     val (schema, ordinals) = existing match {
-      case Some(m) if appending => (m.schema, WriteColumns.ordinals(m.schema, input, where))
-      case _ => (WriteSchema.lance(input, where), input.fields.indices)
+      case Some(m) if appending =>
+        WriteSchema.checkNames(input, where)
+        (m.schema, WriteColumns.ordinals(m.schema, input, where))
+      case _ => (WriteSchema.lance(input, where), input.fields.indices) // checks the names too
     }
     // rust/lance/src/dataset/write/insert.rs (resolve_context): an append keeps the table's file
     // format, an overwrite keeps it unless asked otherwise, a new table takes the default.
