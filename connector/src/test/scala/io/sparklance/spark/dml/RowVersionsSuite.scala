@@ -16,7 +16,8 @@ import io.sparklance.testutil.{CatalogTables, PylanceScript}
 class RowVersionsSuite extends AnyFunSuite with CatalogTables {
 
   // pylance: each row's (id, created-at, last-updated-at) version, and for each [begin, end] the
-  // ids delta() reports inserted and updated.
+  // ids delta() reports inserted and updated (read at version end: delta looks at the rows of the
+  // version it is called on).
   private val Read =
     """import sys, json, lance
       |ds = lance.dataset(sys.argv[1])
@@ -26,7 +27,7 @@ class RowVersionsSuite extends AnyFunSuite with CatalogTables {
       |    return sorted(t.column("id").to_pylist()) if t.num_rows else []
       |deltas = []
       |for a, b in json.loads(sys.argv[2]):
-      |    d = ds.delta(begin_version=a, end_version=b)
+      |    d = lance.dataset(sys.argv[1], version=b).delta(begin_version=a, end_version=b)
       |    deltas.append({"inserted": ids(d.get_inserted_rows()), "updated": ids(d.get_updated_rows())})
       |print(json.dumps({"rows": [list(r.values()) for r in t.to_pylist()], "deltas": deltas}))
       |""".stripMargin
