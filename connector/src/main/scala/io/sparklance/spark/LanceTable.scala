@@ -80,9 +80,11 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
   private def writableEntry: Boolean = entry.isDefined && options.version == VersionSpec.Latest && options.branch.isEmpty
 
   /** The options of a write to this table: those its catalog stores with it, a statement's `statement` over them. */
-  def writeOptions(statement: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty()): LanceWriteOptions =
-    LanceWriteOptions.parse(new CaseInsensitiveStringMap(
-      (entry.fold(Map.empty[String, String])(_.options) ++ LanceTable.asScala(statement.asCaseSensitiveMap())).asJava))
+  def writeOptions(statement: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty()): LanceWriteOptions = {
+    val stored = entry.fold(Map.empty[String, String])(_.options)
+    LanceWriteOptions.refuseStoredApp(stored, name())
+    LanceWriteOptions.parse(new CaseInsensitiveStringMap((stored ++ LanceTable.asScala(statement.asCaseSensitiveMap())).asJava))
+  }
 
   /**
    * What DESCRIBE EXTENDED and SHOW TBLPROPERTIES show: the catalog's reserved properties, the

@@ -187,13 +187,9 @@ object LanceWrite extends Logging {
         while (again) {
           again = false
           try {
-            val outcome = tracking.settle(committer(table, plan).commit(request(fragments)))
-            if (outcome.duplicate) {
-              // The same (txnAppId, txnVersion) was committed while this write ran: ours is not needed.
-              logInfo(s"${plan.where}: version ${outcome.version} already holds this application's write; the files " +
-                "this write wrote are removed")
-              FragmentWriter.discard(table.stores.create(), plan.root, fragments)
-            } else committed(outcome.version, messages)
+            // A duplicate: the same (txnAppId, txnVersion) was committed while this write ran.
+            val outcome = tracking.settle(table.stores.create(), plan.root, fragments)(committer(table, plan).commit(request(fragments)))
+            if (!outcome.duplicate) committed(outcome.version, messages)
           } catch {
             case e: LanceException if e.errorClass == "LANCE_TABLE_ALREADY_EXISTS" => tracking.refused(); again = onAlreadyExists(e, fragments)
           }

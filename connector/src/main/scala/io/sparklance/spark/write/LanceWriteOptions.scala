@@ -112,6 +112,17 @@ object LanceWriteOptions {
     case _ => throw Errors.invalidOption(key, v, "2.0, 2.1, 2.2 or 'stable'")
   }
 
+  /**
+   * Refuses an idempotent write's pair among the options a catalog keeps with a table: stored,
+   * it would name every later write, and each after the first would be skipped as a duplicate.
+   */
+  def refuseStoredApp(stored: Map[String, String], table: String): Unit =
+    stored.keys.find(k => k.equalsIgnoreCase(TxnAppId) || k.equalsIgnoreCase(TxnVersion)).foreach { k =>
+      throw Errors.invalidOption(k, stored(k), s"no value among the options stored with $table: an idempotent write's " +
+        s"'$TxnAppId' and '$TxnVersion' name one write, so give them as options of that write (DataFrameWriter or " +
+        "DataFrameWriterV2 .option), not with CREATE TABLE ... OPTIONS or as a table property")
+    }
+
   private def appTransaction(options: CaseInsensitiveStringMap): Option[AppTransaction] =
     (Option(options.get(TxnAppId)), Option(options.get(TxnVersion))) match {
       case (None, None) => None
