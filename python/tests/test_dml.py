@@ -146,12 +146,14 @@ def test_updated_rows_keep_their_stable_row_ids(spark, tmp_path):
     ids_before = dict(zip(before.column("id").to_pylist(), before.column("_rowid").to_pylist()))
     spark.sql(f"CREATE TABLE stable USING lance LOCATION '{uri}'")
     try:
-        spark.sql("UPDATE stable SET v = id * 10 WHERE id % 3 = 0")
+        spark.sql("UPDATE stable SET v = id * 10 WHERE id % 3 = 0")  # version 2
         spark.createDataFrame([(4, 44), (100, 1000)], "id long, v long").createOrReplaceTempView("s")
         spark.sql("MERGE INTO stable USING s ON stable.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
     finally:
         spark.sql("DROP TABLE IF EXISTS stable")
-    after = lance.dataset(uri).to_table(with_row_id=True)
+    ds = lance.dataset(uri)
+    assert ds.version == 3
+    after = ds.to_table(columns=["id", "v", "_row_created_at_version", "_row_last_updated_at_version"], with_row_id=True)
     rows = {i: (v, r) for i, v, r in zip(after.column("id").to_pylist(), after.column("v").to_pylist(),
                                           after.column("_rowid").to_pylist())}
     assert {i: v for i, (v, _) in rows.items()} == {
@@ -159,6 +161,18 @@ def test_updated_rows_keep_their_stable_row_ids(spark, tmp_path):
     assert all(rows[i][1] == ids_before[i] for i in range(20)), "every old row kept its row id"
     assert rows[100][1] not in ids_before.values()
     assert len({r for _, r in rows.values()}) == 21
+    # Row versions as Lance records them: an updated row keeps the version that created it and was
+    # last updated by the statement's version; an inserted row was created by it.
+    versions = {i: (c, u) for i, c, u in zip(after.column("id").to_pylist(), after.column("_row_created_at_version").to_pylist(),
+                                             after.column("_row_last_updated_at_version").to_pylist())}
+    assert versions == {**{i: (1, 2 if i % 3 == 0 else 1) for i in range(20)}, 4: (1, 3), 100: (3, 3)}
+
+    def changed(begin, end):
+        delta = lance.dataset(uri, version=end).delta(begin_version=begin, end_version=end)
+        return [sorted(t.column("id").to_pylist()) if t.num_rows else []
+                for t in (delta.get_inserted_rows().read_all(), delta.get_updated_rows().read_all())]
+    assert changed(1, 2) == [[], [i for i in range(20) if i % 3 == 0]]
+    assert changed(2, 3) == [[100], [4]]
 
 
 def test_concurrent_merges_into_a_primary_key_table_insert_no_key_twice(tmp_path):

@@ -50,8 +50,10 @@ object NextManifest {
         // the deleted rows are filtered by the deletion files, and the new fragments are not
         // covered, so readers scan them. Columns rewritten in place (fields_modified): the
         // updated fragments leave the indices on those columns, whose entries for them are stale.
+        // On tables with stable row ids, moved rows keep their created-at versions (RowVersionStamps).
         changed("an Update") { b =>
-          val (added, nextRowId) = placeNew(b, u.newFragments, version, where)
+          val moved = if (b.stableRowIds) RowVersionStamps.rewritten(b, u.newFragments, version) else u.newFragments
+          val (added, nextRowId) = placeNew(b, moved, version, where)
           ManifestCodec.withCoverage(
             b.copy(fragments = (replaced(b, u.updatedFragments, u.removedFragmentIds) ++ added).sortBy(_.id),
               nextRowId = nextRowId.getOrElse(b.nextRowId)),
@@ -126,8 +128,8 @@ object NextManifest {
 
   /**
    * Gives the new fragments whose id is 0 ("unassigned") the ids from `firstId` on, and on
-   * tables with stable row ids the next row ids (one range per fragment) and, for fragments
-   * with rows, `version` as the created-at and last-updated-at version of every row.
+   * tables with stable row ids the next row ids (one range per fragment) to those without them,
+   * and `version` as the created-at and last-updated-at version of rows that record none.
    */
   private def place(fragments: IndexedSeq[Fragment], firstId: Long, nextRowId: Option[Long], version: Long): (IndexedSeq[Fragment], Option[Long]) = {
     var id = firstId
@@ -135,12 +137,13 @@ object NextManifest {
     val placed = fragments.map { f =>
       val withId = if (f.id == 0) { val g = f.copy(id = id); id += 1; g } else f
       rowId match {
-        case Some(next) if withId.rowIds.isEmpty =>
-          rowId = Some(next + withId.physicalRows)
-          val versions = if (withId.physicalRows > 0) Some(RowIdSource.Inline(RowIdCodec.encodeUniformVersion(withId.physicalRows, version))) else None
-          withId.copy(rowIds = Some(RowIdSource.Inline(RowIdCodec.encodeRange(next, next + withId.physicalRows))),
-            createdAtVersions = versions, lastUpdatedAtVersions = versions)
-        case _ => withId
+        case Some(next) =>
+          val numbered = if (withId.rowIds.nonEmpty) withId else {
+            rowId = Some(next + withId.physicalRows)
+            withId.copy(rowIds = Some(RowIdSource.Inline(RowIdCodec.encodeRange(next, next + withId.physicalRows))))
+          }
+          RowVersionStamps.inserted(numbered, version)
+        case None => withId
       }
     }
     (placed, rowId)

@@ -29,32 +29,57 @@ object RowIdCodec {
       if (n >= out.length) throw Errors.corrupt(where, s"the row id sequence holds more than the fragment's $expectedRows rows")
       out(n) = v; n += 1
     }
-    seq.getSegmentsList.asScala.foreach { s =>
-      s.getSegmentCase match {
-        case U64Segment.SegmentCase.RANGE =>
-          val r = s.getRange
-          range(r.getStart, r.getEnd, where).foreach(add)
-        case U64Segment.SegmentCase.RANGE_WITH_HOLES =>
-          val r = s.getRangeWithHoles
-          val holes = array(r.getHoles, where).toSet
-          range(r.getStart, r.getEnd, where).filterNot(holes.contains).foreach(add)
-        case U64Segment.SegmentCase.RANGE_WITH_BITMAP =>
-          val r = s.getRangeWithBitmap
-          val bits = r.getBitmap.toByteArray
-          val len = range(r.getStart, r.getEnd, where).length
-          if (bits.length.toLong * 8 < len) throw Errors.corrupt(where, s"a row id bitmap of ${bits.length} bytes covers fewer than $len values")
-          (0 until len).foreach(i => if (((bits(i >>> 3) >>> (i & 7)) & 1) != 0) add(r.getStart + i))
-        case U64Segment.SegmentCase.SORTED_ARRAY => array(s.getSortedArray, where).foreach(add)
-        case U64Segment.SegmentCase.ARRAY => array(s.getArray, where).foreach(add)
-        case _ => throw Errors.corrupt(where, "an empty row id segment")
-      }
-    }
+    seq.getSegmentsList.asScala.foreach(s => values(s, where).foreach(add))
     if (n != out.length) throw Errors.corrupt(where, s"the row id sequence holds $n ids for $expectedRows rows")
     out
   }
 
+  /** The values of one segment, in order (shared by row id sequences and row version spans). */
+  private[proto] def values(s: U64Segment, where: String): Iterator[Long] = s.getSegmentCase match {
+    case U64Segment.SegmentCase.RANGE =>
+      val r = s.getRange
+      range(r.getStart, r.getEnd, where)
+    case U64Segment.SegmentCase.RANGE_WITH_HOLES =>
+      val r = s.getRangeWithHoles
+      val holes = array(r.getHoles, where).toSet
+      range(r.getStart, r.getEnd, where).filterNot(holes.contains)
+    case U64Segment.SegmentCase.RANGE_WITH_BITMAP =>
+      val r = s.getRangeWithBitmap
+      val bits = r.getBitmap.toByteArray
+      val len = range(r.getStart, r.getEnd, where).length
+      if (bits.length.toLong * 8 < len) throw Errors.corrupt(where, s"a bitmap of ${bits.length} bytes covers fewer than $len values")
+      Iterator.range(0, len).filter(i => ((bits(i >>> 3) >>> (i & 7)) & 1) != 0).map(r.getStart + _)
+    case U64Segment.SegmentCase.SORTED_ARRAY => array(s.getSortedArray, where).iterator
+    case U64Segment.SegmentCase.ARRAY => array(s.getArray, where).iterator
+    case _ => throw Errors.corrupt(where, "an empty u64 segment")
+  }
+
+  /**
+   * The smallest and largest id a serialized RowIdSequence may hold (None: no ids), read from
+   * the segments' bounds without expanding ranges, so that a search for some ids can skip a
+   * fragment cheaply (as the `row_id_range` prefilter of Rust's resolve_update_version_metadata,
+   * rust/lance/src/dataset/transaction.rs, does).
+   */
+  def bounds(bytes: Array[Byte], where: String): Option[(Long, Long)] = {
+    val seq =
+      try RowIdProtos.RowIdSequence.parseFrom(bytes)
+      catch { case e: InvalidProtocolBufferException => throw Errors.corruptProto(where, -1, "RowIdSequence", e) }
+    seq.getSegmentsList.asScala.iterator.flatMap { s =>
+      def span(start: Long, end: Long) = if (end > start) Some((start, end - 1)) else None
+      def of(a: Array[Long]) = if (a.isEmpty) None else Some((a.min, a.max))
+      s.getSegmentCase match {
+        case U64Segment.SegmentCase.RANGE => span(s.getRange.getStart, s.getRange.getEnd)
+        case U64Segment.SegmentCase.RANGE_WITH_HOLES => span(s.getRangeWithHoles.getStart, s.getRangeWithHoles.getEnd)
+        case U64Segment.SegmentCase.RANGE_WITH_BITMAP => span(s.getRangeWithBitmap.getStart, s.getRangeWithBitmap.getEnd)
+        case U64Segment.SegmentCase.SORTED_ARRAY => of(array(s.getSortedArray, where))
+        case U64Segment.SegmentCase.ARRAY => of(array(s.getArray, where))
+        case _ => None
+      }
+    }.reduceOption((a, b) => (math.min(a._1, b._1), math.max(a._2, b._2)))
+  }
+
   private def range(start: Long, end: Long, where: String): Iterator[Long] = {
-    if (end < start || end - start > Int.MaxValue) throw Errors.corrupt(where, s"a row id range [$start, $end)")
+    if (end < start || end - start > Int.MaxValue) throw Errors.corrupt(where, s"a u64 range [$start, $end)")
     Iterator.range(0, (end - start).toInt).map(start + _)
   }
 
@@ -111,16 +136,4 @@ object RowIdCodec {
       }
     RowIdProtos.RowIdSequence.newBuilder().addSegments(U64Segment.newBuilder().setArray(array)).build().toByteArray
   }
-
-  /**
-   * A RowDatasetVersionSequence giving every one of `rows` rows the version `version`: one
-   * run spanning positions [0, rows), as `RowDatasetVersionSequence::from_uniform_row_count`
-   * (rust/lance-table/src/rowids/version.rs).
-   */
-  def encodeUniformVersion(rows: Long, version: Long): Array[Byte] =
-    RowIdProtos.RowDatasetVersionSequence.newBuilder()
-      .addRuns(RowIdProtos.RowDatasetVersionRun.newBuilder()
-        .setSpan(U64Segment.newBuilder().setRange(U64Segment.Range.newBuilder().setStart(0).setEnd(rows)))
-        .setVersion(version))
-      .build().toByteArray
 }

@@ -11,7 +11,8 @@ import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.table.{DataFile, FeatureFlags, Fragment, IndexMetadata, Manifest, ManifestFile, RowIdSource}
 import io.sparklance.table.commit.Operation.{Append, CreateIndex, Overwrite, Update}
-import io.sparklance.table.proto.RowIdCodec
+import io.sparklance.table.proto.{RowIdCodec, RowVersionCodec}
+import io.sparklance.table.write.MovedRows
 import io.sparklance.testutil.{CommitFixtures, Golden}
 import io.sparklance.util.{Bytes, LanceException}
 
@@ -64,7 +65,7 @@ class NextManifestSuite extends AnyFunSuite {
     val next = roundTrip(NextManifest(Some(base), Transaction(1, "u", Append(IndexedSeq(frag(200)))), ctx()))
     assert(next.nextRowId == 1700 && ids(next.fragments(2)) == (1500L until 1700L))
     val created = next.fragments(2).createdAtVersions.get.asInstanceOf[RowIdSource.Inline].bytes
-    assert(created.sameElements(RowIdCodec.encodeUniformVersion(200, 2)))
+    assert(created.sameElements(RowVersionCodec.encodeUniform(200, 2)))
     assert(next.fragments(2).lastUpdatedAtVersions.get.asInstanceOf[RowIdSource.Inline].bytes.sameElements(created))
     // An overwrite keeps counting row ids.
     val over = roundTrip(NextManifest(Some(next), Transaction(2, "u", Overwrite(IndexedSeq(frag(5)), schema)), ctx()))
@@ -77,10 +78,54 @@ class NextManifestSuite extends AnyFunSuite {
     var start = 0L
     first.fragments.foreach { f =>
       assert(f.rowIds.get.asInstanceOf[RowIdSource.Inline].bytes.sameElements(RowIdCodec.encodeRange(start, start + f.physicalRows)))
-      assert(f.createdAtVersions.get.asInstanceOf[RowIdSource.Inline].bytes.sameElements(RowIdCodec.encodeUniformVersion(f.physicalRows, first.version)))
+      assert(f.createdAtVersions.get.asInstanceOf[RowIdSource.Inline].bytes.sameElements(RowVersionCodec.encodeUniform(f.physicalRows, first.version)))
       start += f.physicalRows
     }
     assert(first.fragments.nonEmpty && first.nextRowId == start)
+  }
+
+  /** Each row's (created-at, last-updated-at) version in `f`. */
+  private def rowVersions(f: Fragment): Seq[(Long, Long)] = {
+    def of(s: Option[RowIdSource]) = {
+      val v = RowVersionCodec.decode(s.get.asInstanceOf[RowIdSource.Inline].bytes, "t")
+      assert(v.rows == f.physicalRows)
+      (0L until f.physicalRows).map(i => v.at(i).get)
+    }
+    of(f.createdAtVersions).zip(of(f.lastUpdatedAtVersions))
+  }
+
+  test("stable row ids: an update's moved rows keep their created-at version, all its rows are last updated at the commit") {
+    val v1 = create(stable = true, frag(4), frag(3)) // row ids 0-3 and 4-6
+    val v2 = roundTrip(NextManifest(Some(v1), Transaction(1, "u1", Append(IndexedSeq(frag(2)))), ctx())) // 7-8
+    // Rows 8, 1 and 5 moved (an UPDATE, or a MERGE's matched rows), one row inserted; their old copies deleted (not modelled here).
+    val update = Update(IndexedSeq.empty, IndexedSeq.empty, IndexedSeq(MovedRows.withRowIds(IndexedSeq(frag(3, "m.lance")), Array(8L, 1L, 5L)).head,
+      frag(1, "i.lance")), IndexedSeq.empty, rewriteColumns = false, None, IndexedSeq.empty)
+    val v3 = roundTrip(NextManifest(Some(v2), Transaction(2, "u2", update), ctx()))
+    def bytes(s: Option[RowIdSource]) = s.map(_.asInstanceOf[RowIdSource.Inline].bytes.toSeq)
+    def kept(f: Fragment) = (f.id, f.physicalRows, bytes(f.rowIds), bytes(f.createdAtVersions), bytes(f.lastUpdatedAtVersions))
+    assert(v3.version == 3 && v3.fragments.take(3).map(kept) == v2.fragments.map(kept), "fragments the update leaves keep their versions")
+    val Seq(moved, inserted) = v3.fragments.drop(3)
+    assert(rowVersions(moved) == Seq((2L, 3L), (1L, 3L), (1L, 3L)))
+    assert(RowIdCodec.decode(inserted.rowIds.get.asInstanceOf[RowIdSource.Inline].bytes, 1, "t").toSeq == Seq(9L))
+    assert(rowVersions(inserted) == Seq((3L, 3L)))
+    // Runs of positions, as pylance writes them.
+    assert(moved.createdAtVersions.get.asInstanceOf[RowIdSource.Inline].bytes.toSeq == Seq[Byte](10, 8, 10, 4, 10, 2, 16, 1, 16, 2,
+      10, 10, 10, 6, 10, 4, 8, 1, 16, 3, 16, 1))
+    // The same transaction built on a later version (a commit that lost a race) stamps that version;
+    // a row moved before keeps the version that created it (its first copy's).
+    val v4 = roundTrip(NextManifest(Some(v3), Transaction(3, "u3", Append(IndexedSeq(frag(1)))), ctx()))
+    val again = Update(IndexedSeq.empty, IndexedSeq.empty, IndexedSeq(MovedRows.withRowIds(IndexedSeq(frag(2, "m2.lance")), Array(1L, 8L)).head),
+      IndexedSeq.empty, rewriteColumns = false, None, IndexedSeq.empty)
+    assert(rowVersions(roundTrip(NextManifest(Some(v4), Transaction(3, "u4", again), ctx())).fragments.last) == Seq((1L, 5L), (2L, 5L)))
+  }
+
+  test("row versions as pylance's compaction writes them: runs spanning ranges with bitmaps") {
+    // pylance 14.0.2, compact_files after deletions: runs of 6 and 8 rows (positions masked by a
+    // bitmap, bits e1 03 and dd 03) at version 1, then 3 rows at version 2.
+    val bytes = Array(10, 12, 10, 8, 26, 6, 16, 10, 26, 2, 225, 3, 16, 1, 10, 12, 10, 8, 26, 6, 16, 10, 26, 2, 221, 3, 16, 1,
+      10, 8, 10, 4, 10, 2, 16, 3, 16, 2).map(_.toByte)
+    val v = RowVersionCodec.decode(bytes, "t")
+    assert(v.rows == 17 && (0L until 17L).map(i => v.at(i).get) == Seq.fill(14)(1L) ++ Seq.fill(3)(2L) && v.at(17).isEmpty)
   }
 
   test("an overwrite replaces schema and fragments, drops indices, upserts config; the config flag follows") {
