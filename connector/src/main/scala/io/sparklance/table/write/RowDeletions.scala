@@ -52,8 +52,12 @@ object RowDeletions {
       val file = DeletionFile(DeletionFileType.Bitmap, snapshot.version, ThreadLocalRandom.current().nextLong() & Long.MaxValue,
         all.getLongCardinality, None)
       val path = Paths.join(Paths.stripTrailingSlash(snapshot.root), "_deletions", file.fileName(fragment.id))
-      store.putIfAbsent(path, DeletionVector.toBytes(all)) match {
+      val bytes = DeletionVector.toBytes(all)
+      store.putIfAbsent(path, bytes) match {
         case PutResult.Created => ()
+        // S3A (and the AWS SDK under it) retries a PUT whose answer was lost; the retry then finds
+        // the file its first try stored. Holding our bytes, it is ours; anything else is a clash.
+        case PutResult.AlreadyExists if java.util.Arrays.equals(store.readAll(path), bytes) => ()
         case PutResult.AlreadyExists => throw new IllegalStateException(s"$path exists: a random deletion file id was drawn twice")
       }
       FragmentChange.Updated(fragment.copy(deletionFile = Some(file)), path)
