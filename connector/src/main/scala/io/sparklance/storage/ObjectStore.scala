@@ -73,12 +73,25 @@ trait ObjectStore {
 
   /**
    * Writes the small file `bytes` at `path` in one atomic step if nothing is there yet:
-   * [[PutResult.Created]] if this call created it, [[PutResult.AlreadyExists]] if another
-   * writer did (the file is then untouched). Any exception means the outcome is unknown: the
-   * file may or may not have been created by this call, and the caller must find out by
-   * reading it, never by deleting it. Readers never see a partly written file.
+   * [[PutResult.Created]] if this call created it, [[PutResult.AlreadyExists]] if a file was
+   * there (then untouched). "Already exists" can be the store's answer to this very call sent
+   * again below it (a client retrying a request whose response was lost), so a caller that
+   * must know who wrote the file reads it back. An exception means the outcome is unknown
+   * (the file may or may not have been created by this call: read it, never delete it),
+   * except [[io.sparklance.util.NothingWrittenException]], which says nothing was created.
+   * Readers never see a partly written file.
    */
   def putIfAbsent(path: String, bytes: Array[Byte]): PutResult
+
+  /**
+   * Writes the small new file `bytes` at `path`, a fresh unique name no other writer uses
+   * ([[create]]); a failure leaves nothing behind.
+   */
+  final def writeNew(path: String, bytes: Array[Byte]): Unit = {
+    val sink = create(path)
+    try { sink.write(bytes); sink.close() }
+    catch { case e: Throwable => sink.abort(); throw e }
+  }
 
   /** Deletes the file at `path`: true if it was there, false if it was already absent. */
   def delete(path: String): Boolean

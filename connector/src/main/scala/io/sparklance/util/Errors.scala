@@ -272,6 +272,11 @@ object Errors {
 
   // ---- I/O -----------------------------------------------------------------------------
 
+  /** A write that failed before any of the file could be visible: the file is certainly absent. */
+  def nothingWritten(path: String, action: String, cause: Throwable): NothingWrittenException =
+    new NothingWrittenException(s"$path: $action failed before anything was written: ${cause.getMessage}. " +
+      "Check that the folder exists and can be written.", cause)
+
   def io(path: String, action: String, cause: Throwable): LanceException =
     new LanceException("LANCE_IO_ERROR",
       s"$path: $action failed: ${cause.getMessage}. Check that the storage is reachable and readable.", cause)

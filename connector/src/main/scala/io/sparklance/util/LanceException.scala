@@ -50,3 +50,11 @@ final class CommitConflictException(message: String, val retryable: Boolean, val
  */
 final class CommitStateUnknownException(message: String, cause: Throwable)
     extends LanceException("LANCE_COMMIT_STATE_UNKNOWN", message, cause)
+
+/**
+ * A store's write that failed before anything of the file could become visible (its temporary
+ * file could not be created or written, the folder refused it): unlike other write errors it
+ * leaves no doubt that the file is absent, so a commit that meets it has definitely not happened.
+ */
+final class NothingWrittenException(message: String, cause: Throwable)
+    extends LanceException("LANCE_IO_ERROR", message, cause)

@@ -42,7 +42,8 @@ private[hadoop] final class LocalWrites(fs: RawLocalFileSystem) extends WritePro
           throw Errors.noAtomicCommit(path, "file", s"the file system of ${file.getParent} does not support hard links")
       }
     } catch {
-      case e: IOException => throw Errors.io(path, "creating the file if absent", e)
+      // link(2) either makes the name or not, and nothing before it is visible: any failure here is definite.
+      case e: IOException => throw Errors.nothingWritten(path, "creating the file if absent", e)
     } finally removeQuietly(temp)
   }
 
@@ -56,7 +57,7 @@ private[hadoop] final class LocalWrites(fs: RawLocalFileSystem) extends WritePro
       Files.createDirectories(dir)
       val temp = dir.resolve(s".${file.getFileName}.${UUID.randomUUID()}.tmp")
       Files.createFile(temp)
-    } catch { case e: IOException => throw Errors.io(path, "creating the file", e) }
+    } catch { case e: IOException => throw Errors.nothingWritten(path, "creating the file", e) }
 
   private def writeDurably(temp: NioPath, bytes: Array[Byte]): Unit = {
     val ch = FileChannel.open(temp, StandardOpenOption.WRITE)

@@ -12,7 +12,7 @@ import io.sparklance.storage.{ObjectStore, Paths, PutResult}
 import io.sparklance.table.{Manifest, ManifestFile, ManifestNaming, Snapshot}
 import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Merge, Overwrite, Project, Update, UpdateConfig}
 import io.sparklance.table.proto.TransactionCodec
-import io.sparklance.util.{Bytes, Errors, LanceException}
+import io.sparklance.util.{Bytes, Errors, NotFoundException, NothingWrittenException}
 
 // Spec: lance-format/lance rust/lance/src/io/commit.rs (commit_transaction: load the
 // transactions committed since the read version, check them, build the manifest, write it
@@ -49,7 +49,7 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
     val uuid = UUID.randomUUID().toString
     val properties = request.properties ++ request.appTransaction.map(a => a.configKey -> a.version.toString)
     val backoff = new SlotBackoff(options.maxBackoffMillis)
-    val checked = new TransactionsSeen(request.rebase)
+    val checked = new TransactionsSeen(uuid, request.rebase)
     var readVersion = request.readVersion
     var mine = request.operation
     var attempt = 0
@@ -60,7 +60,11 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
       val latest = manifests.maxByOption(_._1)
       val base = latest.map { case (v, name) => load(v, name) }
       val duplicate = for (app <- request.appTransaction; (m, _) <- base if recorded(m, app)) yield m.version
-      if (duplicate.isDefined) return CommitOutcome(duplicate.get, attempt, duplicate = true)
+      if (duplicate.isDefined) {
+        // The record may be our own: a version an earlier attempt of this call wrote.
+        checked.ownVersion(manifests).foreach(v => return CommitOutcome(v, attempt, duplicate = false))
+        return CommitOutcome(duplicate.get, attempt, duplicate = true)
+      }
 
       val (operation, newTable) = (readVersion, base) match {
         case (None, None) => (asCreate(request), Some(request.newTable.getOrElse(defaultNewTable(request.operation))))
@@ -77,25 +81,29 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
         case (Some(r), _) =>
           val latestV = base.fold(throw Errors.notADataset(table, "its _versions/ folder holds no manifests"))(_._1.version)
           if (latestV < r) throw Errors.versionNotFound(table, r, Seq(latestV))
-          mine = checked.checkUpTo(r, latestV, mine, manifests)
+          checked.checkUpTo(r, latestV, mine, manifests) match {
+            case Left(own) => return CommitOutcome(own, attempt, duplicate = false)
+            case Right(rebased) => mine = rebased
+          }
           (mine, None)
       }
       val read = base.fold(0L)(_._1.version)
       val txn = Transaction(read, uuid, operation, properties)
       val txnBytes = TransactionCodec.encode(txn)
       val txnPath = Paths.join(transactionsDir, txn.fileName)
-      writeNew(txnPath, txnBytes)
+      store.writeNew(txnPath, txnBytes)
       val ctx = NextManifest.Context(Instant.now(), Some(txn.fileName), newTable,
         request.appTransaction.map(a => a.configKey -> a.version.toString).toMap)
       val next = NextManifest(base.map(_._1), txn, ctx)
       val naming = latest.flatMap { case (_, name) => ManifestNaming.parse(name).map(_._2) }.getOrElse(ManifestNaming.V2)
       val path = Paths.join(versionsDir, naming.fileName(next.version))
+      checked.attempted(next.version)
       put(path, ManifestFile.serialize(next, Some(txnBytes)), next.version, uuid) match {
         case PutResult.Created =>
           writeHint(next.version)
           return CommitOutcome(next.version, attempt, duplicate = false)
         case PutResult.AlreadyExists =>
-          // Definitely not ours: the transaction file it would have referenced is unused.
+          // Read back and found another writer's: the transaction file ours would have named is unused.
           try store.delete(txnPath) catch { case NonFatal(_) => () }
           if (attempt > options.maxRetries) throw Errors.commitRetriesExhausted(table, attempt, next.version)
           if (attempt == 1) backoff.unitFrom(System.nanoTime() - started)
@@ -127,14 +135,25 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
     case other => throw new IllegalStateException(s"cannot create a table with a ${other.name}")
   }
 
-  /** Field ids, parents, names and types: what must agree for two writers to share a table. */
-  private def shape(s: io.sparklance.format.LanceSchema) = s.flatFields.map(f => (f.id, f.parentId, f.name, f.logicalType))
+  /**
+   * Field ids, parents, names, types and nullability: what must agree for two writers to share
+   * a table (a write checked against a nullable column may hold nulls for a NOT NULL one).
+   */
+  private def shape(s: io.sparklance.format.LanceSchema) = s.flatFields.map(f => (f.id, f.parentId, f.name, f.logicalType, f.nullable))
   private def describe(s: io.sparklance.format.LanceSchema) =
-    s.flatFields.map(f => s"${f.name}:${f.logicalType}#${f.id}").mkString("[", ", ", "]")
+    s.flatFields.map(f => s"${f.name}:${f.logicalType}${if (f.nullable) "" else " not null"}#${f.id}").mkString("[", ", ", "]")
 
-  /** Every version of the table with its manifest's file name, from one listing of `_versions/`. */
-  private def versionFiles(): Map[Long, String] =
-    store.listNames(versionsDir).flatMap(n => ManifestNaming.parse(n).map { case (v, _) => (v, n) }).toMap
+  /**
+   * Every version of the table with its manifest's file name, from one listing of `_versions/`.
+   * An empty listing means "no table yet" only when `_versions` is not something else: listing
+   * a file lists the file, and a write must not create a table over it.
+   */
+  private def versionFiles(): Map[Long, String] = {
+    val found = store.listNames(versionsDir).flatMap(n => ManifestNaming.parse(n).map { case (v, _) => (v, n) }).toMap
+    if (found.isEmpty && store.entryExists(versionsDir) && !store.isDirectory(versionsDir))
+      throw Errors.notADataset(table, s"${Snapshot.VersionsDir} is a file, not the folder of its versions")
+    found
+  }
 
   private def load(version: Long, name: String): (Manifest, Bytes) = CommittedVersion.manifest(store, table, version, name)
 
@@ -144,11 +163,27 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
    * The transactions committed after a read version, each checked once against ours, which
    * comes back rebased where a deletion rebase applied.
    */
-  private final class TransactionsSeen(rebase: Option[DeletionRebase]) {
+  private final class TransactionsSeen(uuid: String, rebase: Option[DeletionRebase]) {
     private var upTo = -1L
+    private var tried = Set.empty[Long]
 
-    /** `names`: the attempt's listing of `_versions/`, which holds every version up to `latest`. */
-    def checkUpTo(read: Long, latest: Long, operation: Operation, names: Map[Long, String]): Operation = {
+    /** This call is about to create the manifest of `version`. */
+    def attempted(version: Long): Unit = tried += version
+
+    /**
+     * A version this call tried to create that names our transaction. Every put's outcome is
+     * settled by reading the version back, so this finds none; it is asked before anything is
+     * taken for another writer's, so that no settled answer is ever trusted over the table.
+     */
+    def ownVersion(names: Map[Long, String]): Option[Long] =
+      tried.toSeq.sorted.find(v => names.get(v).exists(n => ownedBy(load(v, n), uuid)))
+
+    /**
+     * Checks ours against every transaction committed after `read` up to `latest` (`names`:
+     * the attempt's listing of `_versions/`, which holds all of them). Right: ours, rebased
+     * where a deletion rebase applied; Left: the version that is ours already.
+     */
+    def checkUpTo(read: Long, latest: Long, operation: Operation, names: Map[Long, String]): Either[Long, Operation] = {
       var mine = operation
       val from = math.max(read, upTo) + 1
       (from to latest).foreach { v =>
@@ -156,6 +191,7 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
         val (m, bytes) = load(v, name)
         val theirs = transactionOf(m, bytes).getOrElse(throw Errors.commitConflict(table, mine.name, read, "commit", v,
           "(none recorded)", "that version records no transaction, so whether this one still applies cannot be decided", retryable = false))
+        if (theirs.uuid == uuid) return Left(v)
         def conflict(why: String, retryable: Boolean) =
           Errors.commitConflict(table, mine.name, read, theirs.operation.name, v, theirs.uuid, why, retryable)
         ConflictRules.check(mine, theirs.operation) match {
@@ -169,48 +205,51 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
         }
         upTo = v
       }
-      mine
+      Right(mine)
     }
-  }
-
-  /** Streams a small new file; a failure leaves nothing behind and nothing committed. */
-  private def writeNew(path: String, bytes: Array[Byte]): Unit = {
-    val sink = store.create(path)
-    try { sink.write(bytes); sink.close() }
-    catch { case e: Throwable => sink.abort(); throw e }
   }
 
   /**
-   * Creates the manifest of `version` at `path`. An exception from the store leaves the
-   * outcome open: the version is read back, and names our transaction (ours: created),
-   * another's (taken) or is absent (the put is tried again); if that cannot be established,
-   * the commit's state is unknown. Nothing is deleted on this path.
+   * Creates the manifest of `version` at `path` and settles what happened. Neither answer of
+   * the store but "created" is taken at its word: "already exists" may answer our own request
+   * sent again below us (S3A and the AWS SDK retry a PUT whose response was lost, and the
+   * retry meets our stored manifest with 412; an HDFS client retries a rename that went
+   * through), and an exception may follow a stored file. So the version is read back: naming
+   * our transaction it is ours (created), naming another it is taken (already exists), absent
+   * the put is tried again. When that cannot be established the commit's state is unknown.
+   * A failure the store reports as "nothing was written" is final. Nothing is deleted here.
+   * (Lance fixed the same trust in its own commit: lance-format/lance#8123.)
    */
   private def put(path: String, bytes: Array[Byte], version: Long, uuid: String): PutResult = {
-    var ambiguous: Option[Throwable] = None
+    var lastError: Option[Throwable] = None
     var tries = 0
     while (tries < SettleAttempts) {
       tries += 1
-      val outcome =
+      val answer =
         try Right(store.putIfAbsent(path, bytes))
-        catch { case NonFatal(e) => Left(e) }
-      outcome match {
-        case Right(PutResult.Created) => return PutResult.Created
-        case Right(PutResult.AlreadyExists) if ambiguous.isEmpty => return PutResult.AlreadyExists
-        case Right(PutResult.AlreadyExists) | Left(_) =>
-          outcome.left.foreach(e => ambiguous = Some(e))
-          try {
-            if (store.exists(path)) {
-              val b = Bytes.wrap(path, 0, store.readAll(path))
-              val m = ManifestFile.parse(b)
-              val ours = transactionOf(m, b).map(_.uuid).contains(uuid) || m.transactionFile.exists(_.endsWith(s"-$uuid.txn"))
-              return if (ours) PutResult.Created else PutResult.AlreadyExists
-            }
-          } catch { case NonFatal(e) => ambiguous = Some(e) }
-      }
+        catch {
+          case e: NothingWrittenException => throw e
+          case NonFatal(e) => Left(e)
+        }
+      if (answer == Right(PutResult.Created)) return PutResult.Created
+      answer.left.foreach(e => lastError = Some(e))
+      try readBack(path, version) match {
+        case Some(m) => return if (ownedBy(m, uuid)) PutResult.Created else PutResult.AlreadyExists
+        case None => if (answer.isRight) lastError = Some(Errors.io(path, "creating the file if absent",
+          new java.io.IOException("the store answered that the file exists, but reading it back finds none")))
+      } catch { case NonFatal(e) => lastError = Some(e) }
     }
-    throw Errors.commitStateUnknown(table, version, uuid, ambiguous.get)
+    throw Errors.commitStateUnknown(table, version, uuid, lastError.get)
   }
+
+  /** The manifest at `path` as the store holds it now, None if absent. */
+  private def readBack(path: String, version: Long): Option[(Manifest, Bytes)] =
+    try Some(load(version, Paths.name(path)))
+    catch { case _: NotFoundException => None }
+
+  /** True if the manifest `m` (with its file's bytes) records transaction `uuid`. */
+  private def ownedBy(m: (Manifest, Bytes), uuid: String): Boolean =
+    transactionOf(m._1, m._2).map(_.uuid).contains(uuid) || m._1.transactionFile.exists(_.endsWith(s"-$uuid.txn"))
 
   /** `_versions/latest_version_hint.json` as pylance 14 writes it; best effort (readers check it). */
   private def writeHint(version: Long): Unit = {

@@ -6,7 +6,7 @@ import scala.util.control.NonFatal
 
 import org.roaringbitmap.RoaringBitmap
 
-import io.sparklance.storage.{ObjectStore, Paths, PutResult}
+import io.sparklance.storage.{ObjectStore, Paths}
 import io.sparklance.table.{DeletionFile, DeletionFileType, DeletionVector, FileLocations, Fragment, Snapshot}
 import io.sparklance.table.commit.{DeletionRebase, Operation}
 import io.sparklance.util.Errors
@@ -52,14 +52,9 @@ object RowDeletions {
       val file = DeletionFile(DeletionFileType.Bitmap, snapshot.version, ThreadLocalRandom.current().nextLong() & Long.MaxValue,
         all.getLongCardinality, None)
       val path = Paths.join(Paths.stripTrailingSlash(snapshot.root), "_deletions", file.fileName(fragment.id))
-      val bytes = DeletionVector.toBytes(all)
-      store.putIfAbsent(path, bytes) match {
-        case PutResult.Created => ()
-        // S3A (and the AWS SDK under it) retries a PUT whose answer was lost; the retry then finds
-        // the file its first try stored. Holding our bytes, it is ours; anything else is a clash.
-        case PutResult.AlreadyExists if java.util.Arrays.equals(store.readAll(path), bytes) => ()
-        case PutResult.AlreadyExists => throw new IllegalStateException(s"$path exists: a random deletion file id was drawn twice")
-      }
+      // A fresh random name, written as data files are: a create-if-absent would take a retried
+      // request's "already exists" (our own stored file) for a collision.
+      store.writeNew(path, DeletionVector.toBytes(all))
       FragmentChange.Updated(fragment.copy(deletionFile = Some(file)), path)
     }
   }

@@ -10,7 +10,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.spark.LanceOptions
-import io.sparklance.storage.{ObjectStore, ObjectStoreFactory, PutResult}
+import io.sparklance.storage.{ObjectStore, ObjectStoreFactory, PutResult, RangeReader}
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.testutil.ForwardingStore
 import io.sparklance.testutil.LocalSpark
@@ -56,9 +56,12 @@ final class AmbiguousManifests(inner: ObjectStoreFactory) extends ObjectStoreFac
     val store = inner.create()
     def manifest(path: String) = path.contains("/_versions/") && path.endsWith(".manifest")
     new ForwardingStore(store) {
-      override def exists(path: String): Boolean = if (manifest(path)) throw new IOException("timed out") else store.exists(path)
+      private var tried = false
+      // Reading manifests fails too once a put was tried, so that the outcome cannot be settled.
+      override def open(path: String, knownSize: Option[Long]): RangeReader =
+        if (tried && manifest(path)) throw new IOException("timed out") else store.open(path, knownSize)
       override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult =
-        if (manifest(path)) throw new IOException("timed out") else store.putIfAbsent(path, bytes)
+        if (manifest(path)) { tried = true; throw new IOException("timed out") } else store.putIfAbsent(path, bytes)
     }
   }
 }

@@ -128,8 +128,9 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
     override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult =
       if (!path.endsWith(".manifest")) super.putIfAbsent(path, bytes)
       else { puts += 1; fail(puts, () => super.putIfAbsent(path, bytes)) }
-    override def exists(path: String): Boolean =
-      if (readsFail && path.endsWith(".manifest")) throw new IOException("read timed out") else super.exists(path)
+    // Once a manifest put was tried, reading manifests fails too (`readsFail`): the outcome cannot be settled.
+    override def open(path: String, knownSize: Option[Long]): io.sparklance.storage.RangeReader =
+      if (readsFail && puts > 0 && path.endsWith(".manifest")) throw new IOException("read timed out") else super.open(path, knownSize)
   }
 
   test("a failure after the manifest was written (ambiguous outcome) commits once and loses nothing") {
@@ -150,6 +151,35 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(new File(root, "_transactions").list().length == txns + 1)
     // It did land: version 4 holds the row, once.
     assert(pylanceRead(root).rows == expected(0L until 4) && latestVersion(store, root) == 4)
+  }
+
+  test("\"already exists\" for our own stored manifest (a retried request) is settled by reading it back: committed once") {
+    val root = newTable()
+    create(root, Seq(0L))
+    // The store keeps the manifest, then answers as a retried conditional PUT is answered: 412.
+    val lying = new FaultyStore((i, put) => { val r = put(); if (i == 1) PutResult.AlreadyExists else r })
+    val txns = new File(root, "_transactions").list().length
+    assert(append(root, 1, Seq(1L), s = lying) == CommitOutcome(2, 1, duplicate = false))
+    assert(lying.puts == 1 && Snapshot.listVersions(store, root).map(_._1) == Seq(1, 2))
+    assert(new File(root, "_transactions").list().length == txns + 1, "the transaction file the version names is kept")
+    assert(pylanceRead(root).rows == expected(0L until 2))
+    // With an idempotent pair: committed, not reported as a duplicate of itself.
+    val again = new FaultyStore((i, put) => { val r = put(); if (i == 1) PutResult.AlreadyExists else r })
+    assert(append(root, 2, Seq(2L), s = again, app = Some(AppTransaction("job", 1))) == CommitOutcome(3, 1, duplicate = false))
+    assert(append(root, 3, Seq(2L), app = Some(AppTransaction("job", 1))).duplicate)
+    // A lie about a manifest that is not there: the put is tried again.
+    val absent = new FaultyStore((i, put) => if (i == 1) PutResult.AlreadyExists else put())
+    assert(append(root, 3, Seq(3L), s = absent).version == 4 && absent.puts == 2)
+    assert(pylanceRead(root).rows == expected(0L until 4))
+  }
+
+  test("a manifest write the store reports as never written fails at once: nothing committed, no read-back") {
+    val root = newTable()
+    create(root, Seq(0L))
+    val refused = new FaultyStore((_, _) => throw io.sparklance.util.Errors.nothingWritten("x", "creating the file", new IOException("read-only")))
+    val e = intercept[LanceException](append(root, 1, Seq(1L), s = refused))
+    assert(e.errorClass == "LANCE_IO_ERROR" && refused.puts == 1)
+    assert(Snapshot.listVersions(store, root).map(_._1) == Seq(1))
   }
 
   test("losing every race gives a retryable conflict after the configured retries; each rival landed") {
