@@ -5,6 +5,7 @@ whose getCondition() and getSqlState() are Lance's."""
 from __future__ import annotations
 
 import shutil
+import uuid
 
 import pytest
 from pyspark.errors import AnalysisException
@@ -46,3 +47,60 @@ def test_damaged_data_file_read_in_a_task_keeps_its_class(spark, golden, tmp_pat
     assert info.value.getCondition() == "LANCE_CORRUPT_FILE"
     assert info.value.getSqlState() == "XX001"
     assert data.name in info.value.getMessageParameters()["message"]
+
+
+SECRET = "pySuperSecret"
+
+
+@pytest.fixture()
+def lake(spark, tmp_path):
+    """A LanceCatalog over an empty warehouse with one namespace `ns`: its name (Spark keeps a
+    catalog once loaded, so each test gets its own) and its warehouse."""
+    name = f"lake_{uuid.uuid4().hex[:8]}"
+    spark.conf.set(f"spark.sql.catalog.{name}", "io.sparklance.spark.catalog.LanceCatalog")
+    spark.conf.set(f"spark.sql.catalog.{name}.warehouse", str(tmp_path / "wh"))
+    (tmp_path / "wh" / "ns").mkdir(parents=True)
+    return name, tmp_path / "wh"
+
+
+@pytest.mark.parametrize(
+    "sql, condition",
+    [
+        ("SHOW TABLES IN {lake}.`..`", "LANCE_INVALID_NAME"),
+        ("CREATE TABLE {lake}.`..`.t (a INT) USING lance", "LANCE_INVALID_NAME"),
+        ("CREATE TABLE {lake}.ns.`a\u0000b` (a INT) USING lance", "LANCE_INVALID_NAME"),
+        ("SELECT * FROM {lake}.ns.`a\u0000b`", "LANCE_INVALID_NAME"),
+        ("CREATE NAMESPACE {lake}.`a\u0000b`", "LANCE_INVALID_NAME"),
+        ("CREATE TABLE {lake}.ns.p (a INT) USING parquet", "LANCE_UNSUPPORTED_FEATURE"),
+        ("CREATE NAMESPACE {lake}.props WITH DBPROPERTIES ('k' = 'v')", "LANCE_UNSUPPORTED_FEATURE"),
+        ("ALTER NAMESPACE {lake}.ns SET DBPROPERTIES ('k' = 'v')", "LANCE_UNSUPPORTED_FEATURE"),
+        ("SELECT * FROM {lake}.`s3a://no-such-bucket/t`", "LANCE_FILE_SYSTEM_NOT_FOUND"),
+        ("CREATE TABLE {lake}.ns.t (id INT, _ROWADDR BIGINT) USING lance", "LANCE_INVALID_NAME"),
+        ("CREATE TABLE {lake}.ns.t (id INT, v VARCHAR(2)) USING lance", "LANCE_UNSUPPORTED_FEATURE"),
+    ],
+)
+def test_catalog_errors_reach_python_as_analysis_exceptions(spark, lake, sql, condition):
+    name, warehouse = lake
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(sql.format(lake=name)).collect()
+    assert info.value.getCondition() == condition, str(info.value)
+    assert sorted(p.name for p in warehouse.iterdir()) == ["ns"] and not any((warehouse / "ns").iterdir()), "nothing created"
+
+
+def test_a_path_with_credentials_its_file_system_refuses_shows_none(spark, lake, golden):
+    name = lake[0]
+    uri = f"file://AKIAEXAMPLE:{SECRET}@{golden / 'basic_types' / 'dataset'}"
+    for read in (lambda: spark.read.format("lance").load(uri).count(), lambda: spark.sql(f"SELECT * FROM {name}.`{uri}`").count()):
+        with pytest.raises(AnalysisException) as info:
+            read()
+        assert info.value.getCondition() == "LANCE_INVALID_ARGUMENT"
+        assert "***@" in str(info.value)
+        assert SECRET not in str(info.value) and SECRET not in repr(info.value)
+        assert SECRET not in "".join(str(v) for v in info.value.getMessageParameters().values())
+
+
+def test_a_path_table_below_the_catalog_reads_its_history(spark, lake, tmp_path):
+    name = lake[0]
+    path = str(tmp_path / "t.lance")
+    spark.range(2).write.format("lance").save(path)
+    assert [r.version for r in spark.sql(f"SELECT version FROM {name}.`{path}`.history").collect()] == [1]

@@ -181,3 +181,45 @@ def test_writer_v2_replace_where_metadata_tables_tags_and_timestamps(spark, clea
 
     plan = spark.sql("EXPLAIN SELECT * FROM w WHERE id = 7").first()[0]
     assert "EqualTo(id,7)" in plan and "prunedFragments=" in plan
+
+
+# pylance 14 refuses these column names (reserved, or a '.' at the top level); the names it stores
+# but cannot read back, and reserved names in another case (Spark resolves names without case),
+# Spark refuses too. Every entry refuses them before writing anything.
+PYLANCE_REFUSES = ["_rowid", "_rowaddr", "_rowoffset", "_row_created_at_version", "_row_last_updated_at_version", "a.b"]
+
+
+@pytest.mark.parametrize("name", PYLANCE_REFUSES + ["_ROWADDR", "_RowId", "", "x`y"])
+def test_column_names_lance_cannot_keep_are_refused_at_every_entry(spark, clean, tmp_path, name):
+    if name in PYLANCE_REFUSES:
+        with pytest.raises(OSError):
+            lance.write_dataset(pa.table({"id": [1], name: [2]}), str(tmp_path / "py"))
+    quoted = "`" + name.replace("`", "``") + "`"
+    statements = [f"CREATE TABLE t (id INT, {quoted} BIGINT) USING lance",
+                  f"CREATE TABLE t USING lance AS SELECT 1 AS id, 2L AS {quoted}"]
+    for sql in statements:
+        with pytest.raises(AnalysisException) as info:
+            spark.sql(sql)
+        assert info.value.getCondition() == "LANCE_INVALID_NAME", str(info.value)
+        assert not spark.catalog.tableExists("t")
+    spark.sql("CREATE TABLE t (id INT, x BIGINT) USING lance")
+    for sql in [f"ALTER TABLE t ADD COLUMNS ({quoted} BIGINT)", f"ALTER TABLE t RENAME COLUMN x TO {quoted}"]:
+        with pytest.raises(AnalysisException) as info:
+            spark.sql(sql)
+        assert info.value.getCondition() == "LANCE_INVALID_NAME", str(info.value)
+    path = str(tmp_path / "df.lance")
+    with pytest.raises(AnalysisException) as info:
+        spark.range(2).withColumnRenamed("id", name).write.format("lance").save(path)
+    assert info.value.getCondition() == "LANCE_INVALID_NAME"
+    assert not (tmp_path / "df.lance").exists()
+    assert lance.dataset(_location(spark, "t")).schema.names == ["id", "x"]
+
+
+def test_a_relative_location_lies_under_the_warehouse(spark, clean):
+    spark.sql("CREATE TABLE rel (id BIGINT) USING lance LOCATION 'rel-py'")
+    spark.sql("INSERT INTO rel VALUES (5)")
+    uri = _location(spark, "rel")
+    assert Path(uri) == Path(urlparse(spark.conf.get("spark.sql.warehouse.dir")).path) / "rel-py"
+    assert spark.catalog.tableExists("rel")
+    assert _pylance_rows(uri) == [{"id": 5}]
+    assert not Path("rel-py").exists(), "nothing under the driver's working folder"

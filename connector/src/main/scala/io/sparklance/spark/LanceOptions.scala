@@ -7,7 +7,8 @@ import io.sparklance.util.Errors
 
 /**
  * Read options, parsed and checked once (like Spark's ParquetOptions). Unknown keys are
- * ignored so that Spark's own options (`path`, `paths`) pass through.
+ * ignored so that Spark's own options (`path`, `paths`) pass through; one that looks like a
+ * misspelling of ours is logged ([[OptionNames]]).
  */
 final case class LanceOptions(
     path: String,
@@ -89,7 +90,11 @@ object LanceOptions {
     }
   }
 
+  /** Every option a read takes ([[OptionNames]] finds misspellings of them). */
+  val Names: Seq[String] = Seq(Path, Version, Tag, Branch, Timestamp, BatchSize, TaskMemory, SplitSize, OpenCost, Blobs, AllowedBasePaths)
+
   def parse(options: CaseInsensitiveStringMap): LanceOptions = {
+    OptionNames.warnNearMisses(options)
     val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
       throw Errors.invalidArgument("no path given: use spark.read.format(\"lance\").load(\"/path/to/dataset\")"))
     LanceOptions(

@@ -1,9 +1,11 @@
 package io.sparklance.spark
 
+import java.nio.file.InvalidPathException
+
 import org.apache.spark.QueryContext
 import org.apache.spark.sql.AnalysisException
 
-import io.sparklance.util.LanceException
+import io.sparklance.util.{Errors, LanceException}
 
 /**
  * A [[LanceException]] as Spark and PySpark see it: a `SparkThrowable` whose condition is
@@ -35,10 +37,25 @@ object LanceSparkException {
   def apply(e: LanceException): LanceSparkException = new LanceSparkException(e)
 
   /**
-   * Runs `body` at a boundary where Spark calls us (table loading, scan planning, partition
-   * readers), handing any LanceException to Spark as a [[LanceSparkException]].
+   * Runs `body` at a boundary where Spark calls us (catalogs, table loading, scan planning,
+   * partition readers), handing any LanceException to Spark as a [[LanceSparkException]]; so
+   * is a path the file system refuses ([[refusedPath]]), whose message would otherwise show
+   * the path whole, credentials in its user-info too.
    */
   def boundary[A](body: => A): A =
     try body
-    catch { case e: LanceException => throw new LanceSparkException(e) }
+    catch {
+      case e: LanceException => throw new LanceSparkException(e)
+      case e: IllegalArgumentException if refusedPath(e) => throw new LanceSparkException(Errors.invalidPath(e))
+    }
+
+  /**
+   * Hadoop's file systems refuse a path they cannot take with an IllegalArgumentException
+   * thrown from `org.apache.hadoop.fs` ("Wrong FS: file://user:secret@/t, expected: file:///"
+   * from FileSystem.checkPath; a malformed URI from Path), and the JDK one with a NUL in it
+   * with InvalidPathException. Matched by the frame that threw, since the spark layer does
+   * not import Hadoop.
+   */
+  private def refusedPath(e: IllegalArgumentException): Boolean =
+    e.isInstanceOf[InvalidPathException] || e.getStackTrace.headOption.exists(_.getClassName.startsWith("org.apache.hadoop.fs."))
 }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.connector.catalog.{MetadataColumn => SparkMetadataCo
   SupportsRowLevelOperations, SupportsWrite, Table, TableCapability, TableCatalog}
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder}
-import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
 import org.apache.spark.sql.types.{DataType, LongType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -80,9 +80,11 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
   private def writableEntry: Boolean = entry.isDefined && options.version == VersionSpec.Latest && options.branch.isEmpty
 
   /** The options of a write to this table: those its catalog stores with it, a statement's `statement` over them. */
-  def writeOptions(statement: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty()): LanceWriteOptions =
-    LanceWriteOptions.parse(new CaseInsensitiveStringMap(
-      (entry.fold(Map.empty[String, String])(_.options) ++ LanceTable.asScala(statement.asCaseSensitiveMap())).asJava))
+  def writeOptions(statement: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty()): LanceWriteOptions = {
+    val stored = entry.fold(Map.empty[String, String])(_.options)
+    LanceWriteOptions.refuseStoredApp(stored, name())
+    LanceWriteOptions.parse(new CaseInsensitiveStringMap((stored ++ LanceTable.asScala(statement.asCaseSensitiveMap())).asJava))
+  }
 
   /**
    * What DESCRIBE EXTENDED and SHOW TBLPROPERTIES show: the catalog's reserved properties, the
@@ -157,16 +159,31 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
 
   /** DELETE, UPDATE, MERGE INTO on a catalog table ([[LanceRowLevelOperation]]). */
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = {
-    if (!writableEntry) throw LanceSparkException(Errors.unsupported(s"${info.command().name()} on $name: only tables named in " +
-      "a catalog, at their latest version on the main branch, take row-level changes", options.path))
+    if (!writableEntry) throw notWritable(info.command().name())
     () => new LanceRowLevelOperation(this, info.command())
   }
 
-  /** Spark asks this before planning a DELETE: true when statistics alone decide it ([[MetadataDelete]]). */
+  private def notWritable(command: String): LanceSparkException = LanceSparkException(Errors.unsupported(s"$command on $name: only " +
+    "tables named in a catalog, at their latest version on the main branch, take row-level changes", options.path))
+
+  /**
+   * Spark asks this before planning a DELETE: true when statistics alone decide it
+   * ([[MetadataDelete]]), as they do a condition that is always true (`DELETE FROM t`).
+   */
   override def canDeleteWhere(filters: Array[Filter]): Boolean =
     writableEntry && LanceSparkException.boundary(MetadataDelete.fragmentsToRemove(this, filters).isDefined)
 
   override def deleteWhere(filters: Array[Filter]): Unit = MetadataDelete.run(this, filters)
+
+  /**
+   * TRUNCATE TABLE: every row removed, as `DELETE FROM t` does. Spark ignores the answer of
+   * this call, so a table that takes no row-level change says so here rather than answer false.
+   */
+  override def truncateTable(): Boolean = {
+    if (!writableEntry) throw notWritable("TRUNCATE TABLE")
+    MetadataDelete.run(this, Array(AlwaysTrue))
+    true
+  }
 }
 
 object LanceTable {

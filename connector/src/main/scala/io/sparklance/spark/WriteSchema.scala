@@ -9,6 +9,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.apache.spark.sql.types._
 
 import io.sparklance.format.{LanceField, LanceSchema, LogicalType}
+import io.sparklance.table.MetadataColumn
 import io.sparklance.util.{Errors, Json, LanceException}
 
 // The schema a Spark DataFrame is written with: the inverse of SparkArrow's read mapping.
@@ -32,6 +33,82 @@ import io.sparklance.util.{Errors, Json, LanceException}
 object WriteSchema {
   val VectorSizeKey = "arrow.fixed-size-list.size"
 
+  /**
+   * Columns Lance computes, which pylance refuses as stored columns (rust/lance-core/src/lib.rs
+   * ROW_ID, ROW_ADDR, ROW_OFFSET, ROW_CREATED_AT_VERSION, ROW_LAST_UPDATED_AT_VERSION, checked
+   * in rust/lance/src/dataset/write/insert.rs), and ours ([[MetadataColumn]]: `_fragid`).
+   */
+  val ReservedNames: Seq[String] = (Seq("_rowid", "_rowaddr", "_rowoffset", "_row_created_at_version",
+    "_row_last_updated_at_version") ++ MetadataColumn.all.map(_.name)).distinct
+
+  /**
+   * Refuses column names a Lance table written from Spark cannot hold. At the top level: a
+   * name Lance reserves, in any case (pylance compares them exactly, but Spark resolves names
+   * without case, so a stored `_ROWADDR` would be read, and deleted by, as `_rowaddr`); a name
+   * with a '.' (Lance: "Top level field cannot contain `.`", rust/lance-core/src/datatypes/schema.rs);
+   * an empty name or one with a '`' (pylance 14 stores them but cannot read the table back: its
+   * projection parser finds no such field). At every level: two names equal but for case.
+   */
+  def checkNames(schema: StructType, where: String): Unit = {
+    schema.fields.foreach(f => checkColumnName(f.name, where))
+    checkDuplicates(schema, "", where)
+  }
+
+  /** The top-level rules of [[checkNames]] for one column name (a new one: ADD or RENAME COLUMN). */
+  def checkColumnName(name: String, where: String): Unit = {
+    if (name.isEmpty) throw Errors.invalidColumnName(where, name, "has an empty name, which pylance cannot read back")
+    ReservedNames.find(_.equalsIgnoreCase(name)).foreach(_ => throw Errors.reservedColumn(where, name, ReservedNames))
+    if (name.contains('.'))
+      throw Errors.invalidColumnName(where, name, "has a '.' in its name, which Lance refuses in a top-level column (a '.' " +
+        "separates a struct's members)", "Rename the column, or make it a struct member if that is what the '.' meant")
+    if (name.contains('`')) throw Errors.invalidColumnName(where, name, "has a '`' in its name, which pylance cannot read back")
+  }
+
+  /**
+   * Refuses declarations a Lance column would drop without a word: a string collation other
+   * than UTF8_BINARY (Lance strings carry none, so the column would read back as a plain
+   * string and compare differently), and CHAR(n) / VARCHAR(n), whose length nothing would
+   * check on write. Spark passes CHAR and VARCHAR columns to a catalog as strings with their
+   * declared type in the field metadata (CharVarcharUtils, key [[CharVarcharKey]]).
+   */
+  private def checkDeclarable(dt: DataType, metadata: Metadata, column: String, where: String): Unit = {
+    val declared = if (metadata.contains(CharVarcharKey)) Some(metadata.getString(CharVarcharKey)) else None
+    (dt, declared) match {
+      case (_, Some(t)) => throw Errors.unsupported(s"column '$column' of type ${t.toUpperCase(java.util.Locale.ROOT)} (Lance " +
+        "checks no string length, so the declared length would be lost); declare it STRING", where)
+      case (_: CharType | _: VarcharType, _) => throw Errors.unsupported(s"column '$column' of type ${dt.sql} (Lance checks no " +
+        "string length, so the declared length would be lost); declare it STRING", where)
+      // Collations are a Spark 4.0 type feature (collationId; UTF8_BINARY is the plain StringType's):
+      // a Spark 3.5 build drops this case.
+      case (s: StringType, _) if s.collationId != StringType.collationId => throw Errors.unsupported(s"column '$column' of type ${s.sql} " +
+        "(a Lance string has no collation, so the column would read back as STRING and compare differently); declare it " +
+        "STRING (UTF8_BINARY) and compare with collate(...) in queries", where)
+      case (st: StructType, _) => st.fields.foreach(f => checkDeclarable(f.dataType, f.metadata, s"$column.${f.name}", where))
+      case (a: ArrayType, _) => checkDeclarable(a.elementType, Metadata.empty, s"$column.element", where)
+      case (m: MapType, _) =>
+        checkDeclarable(m.keyType, Metadata.empty, s"$column.key", where)
+        checkDeclarable(m.valueType, Metadata.empty, s"$column.value", where)
+      case _ => ()
+    }
+  }
+
+  /** The field metadata key under which Spark keeps a CHAR(n) or VARCHAR(n) column's declared type. */
+  private val CharVarcharKey = "__CHAR_VARCHAR_TYPE_STRING"
+
+  private def checkDuplicates(s: StructType, path: String, where: String): Unit = {
+    s.fields.groupBy(_.name.toLowerCase(java.util.Locale.ROOT)).valuesIterator.find(_.length > 1).foreach { same =>
+      throw Errors.duplicateColumn(where, path + same(0).name, path + same(1).name)
+    }
+    s.fields.foreach(f => nestedStructs(f.dataType).foreach(checkDuplicates(_, s"$path${f.name}.", where)))
+  }
+
+  private def nestedStructs(dt: DataType): Seq[StructType] = dt match {
+    case st: StructType => Seq(st)
+    case a: ArrayType => nestedStructs(a.elementType)
+    case m: MapType => nestedStructs(m.keyType) ++ nestedStructs(m.valueType)
+    case _ => Nil
+  }
+
   /** The Arrow schema of batches holding rows of `schema`. `where` names the write in errors. */
   def arrow(schema: StructType, where: String): Schema =
     new Schema(schema.fields.map(f => field(f, f.name, where)).toSeq.asJava)
@@ -39,9 +116,13 @@ object WriteSchema {
   /**
    * The Lance schema `schema` is stored as: `arrow` with field ids, and dictionary-typed
    * columns (`dict:string:int32:false`) declared as such, which Arrow Java's schema cannot
-   * carry without the dictionary itself (a dictionary field's type is its index type).
+   * carry without the dictionary itself (a dictionary field's type is its index type). Its
+   * names pass [[checkNames]] and its types [[checkDeclarable]] first: every table schema we
+   * create or extend (CREATE, CTAS, REPLACE, overwrite, ADD COLUMNS, mergeSchema) comes here.
    */
   def lance(schema: StructType, where: String): LanceSchema = {
+    checkNames(schema, where)
+    schema.fields.foreach(f => checkDeclarable(f.dataType, f.metadata, f.name, where))
     val base = LanceSchema.fromArrow(arrow(schema, where), where)
     base.copy(fields = base.fields.zip(schema.fields).map { case (lf, sf) => withDictionaries(lf, sf, where) })
   }

@@ -21,6 +21,8 @@ object ErrorStates {
     "LANCE_UNSUPPORTED_ENCODING" -> "0A000",
     "LANCE_INVALID_OPTION" -> "22023",
     "LANCE_INVALID_ARGUMENT" -> "22023",
+    // A table, namespace or column name that cannot be used (invalid_name, as Spark's INVALID_IDENTIFIER).
+    "LANCE_INVALID_NAME" -> "42602",
     // A column's declared Lance type does not fit its Spark type (PostgreSQL's datatype_mismatch).
     "LANCE_COLUMN_TYPE_MISMATCH" -> "42804",
     "LANCE_INVALID_COLUMN_METADATA" -> "22023",

@@ -98,6 +98,12 @@ object Errors {
     new InvalidArgumentException("LANCE_INVALID_OPTION",
       s"option '$name' = '$value' is invalid: expected $expected.")
 
+  /** An option key that is not one of ours but so close to `meant` that it must be a misspelling of it. */
+  def misspeltOption(key: String, meant: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_INVALID_OPTION",
+      s"option '$key' is not an option of the Lance source; did you mean '$meant'? Spark passes options a source does " +
+        s"not know through unused, so this one would have been ignored. Give it as '$meant'.")
+
   def invalidArgument(detail: String): InvalidArgumentException =
     new InvalidArgumentException("LANCE_INVALID_ARGUMENT", detail)
 
@@ -161,15 +167,38 @@ object Errors {
         "Nothing was committed. Write only rows the condition matches (filter the query with it), or append the others " +
         "with INSERT INTO.")
 
-  def reservedColumn(where: String, column: String, reserved: Seq[String]): InvalidArgumentException =
-    new InvalidArgumentException("LANCE_INVALID_ARGUMENT",
-      s"$where: column '$column' has a name Lance reserves (${reserved.mkString(", ")} are computed, not stored). " +
-        "Rename or drop the column.")
+  /**
+   * A column name a Lance table cannot take, or one Spark would confuse with another: `why`
+   * says which rule it breaks (Lance's own rules: rust/lance-core/src/datatypes/schema.rs and
+   * rust/lance/src/dataset/write/insert.rs), `todo` what to do.
+   */
+  def invalidColumnName(where: String, column: String, why: String,
+      todo: String = "Rename the column (AS in SQL, withColumnRenamed on a DataFrame)"): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_INVALID_NAME", s"$where: column ${printable(column)} $why. Nothing was written. $todo.")
 
-  def duplicateColumn(where: String, column: String): InvalidArgumentException =
-    new InvalidArgumentException("LANCE_INVALID_ARGUMENT",
-      s"$where: the DataFrame has more than one column named '$column'; a Lance table's column names are unique. " +
-        "Rename or drop the duplicates.")
+  def reservedColumn(where: String, column: String, reserved: Seq[String]): InvalidArgumentException =
+    invalidColumnName(where, column, s"has a name Lance reserves for the columns it computes (${reserved.mkString(", ")}, " +
+      "in any case: Spark matches column names without case, so a stored one would be taken for the computed one)")
+
+  /** Two sibling columns whose names are equal, or equal but for case. */
+  def duplicateColumn(where: String, column: String, other: String): InvalidArgumentException =
+    if (column == other) invalidColumnName(where, column, "is named more than once; a Lance table's column names are unique",
+      "Rename or drop the duplicates")
+    else invalidColumnName(where, column, s"and column ${printable(other)} differ only in case, which Spark does not tell " +
+      "apart (it matches column names without case)", "Rename one of them")
+
+  /**
+   * A table or namespace name that `catalog` cannot take: `rule` says which names it takes
+   * (names become folders, and no name may lead outside the catalog's root).
+   */
+  def invalidName(catalog: String, kind: String, name: String, rule: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_INVALID_NAME",
+      s"${printable(name)} is not a valid $kind name in catalog $catalog: $rule. Nothing was created; choose another name.")
+
+  /** `name` quoted, with control characters (a NUL, a newline) shown as escapes. */
+  private def printable(name: String): String =
+    "'" + name.flatMap(c => if (Character.isISOControl(c)) "\\" + f"u${c.toInt}%04x" else c.toString) + "'"
+
   /**
    * A value the column's Lance type cannot hold (a negative number for an unsigned column, a
    * binary of another width than a fixed-size binary's, a time beyond what the unit stores):
@@ -187,6 +216,16 @@ object Errors {
         "Fill the nulls (coalesce) or filter those rows before writing.")
 
   // ---- paths and storage ---------------------------------------------------------------
+
+  /**
+   * A path its file system refuses (a URI whose authority is not the file system's, a NUL);
+   * `cause` is the file system's error, its message redacted as ours are.
+   */
+  def invalidPath(cause: Throwable): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_INVALID_ARGUMENT",
+      s"the file system refuses the path: ${cause.getMessage}. Check the path's scheme and authority (credentials belong " +
+        "in the file system's settings, such as spark.hadoop.fs.s3a.access.key, never in the URI) and that it holds no " +
+        "control characters.", cause)
 
   /** Something other than a regular file (a directory, a named pipe, a device) where a file should be. */
   def notARegularFile(path: String, what: String): CorruptFileException =
@@ -248,6 +287,13 @@ object Errors {
       s"$table: another writer created the table while this write was running, with schema $theirs; this write has " +
         s"schema $ours. Nothing was committed. Write again: the table now exists and the schemas must match.",
       retryable = false, None)
+
+  /** An append with new columns (mergeSchema) found the table's schema changed by another writer while it wrote. */
+  def schemaChangedDuringWrite(table: String, readVersion: Long, latestVersion: Long): CommitConflictException =
+    new CommitConflictException(
+      s"$table: this append adds columns to the schema of version $readVersion, but another writer changed the schema " +
+        s"before version $latestVersion while the rows were written. Nothing was committed. Run the write again: it will " +
+        "read the new schema.", retryable = true, Some(latestVersion))
 
   def tableAlreadyExists(table: String, version: Long): LanceException =
     new LanceException("LANCE_TABLE_ALREADY_EXISTS",

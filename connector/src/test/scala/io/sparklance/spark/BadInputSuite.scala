@@ -206,4 +206,21 @@ class BadInputSuite extends AnyFunSuite with LocalSpark with TimeLimits {
     Seq(table.name(), scan.description(), new LanceAggregateScan(snapshot.root, 3, table.schema(), Seq.fill(table.schema().length)(null)).description())
       .foreach { shown => assert(!shown.contains(Secret) && shown.contains("s3a://***@bucket/t"), shown) }
   }
+
+  test("a path its file system refuses (another authority, a NUL) is a LANCE error that shows no credentials") {
+    val table = Golden.dataset("basic_types").uri
+    spark.conf.set("spark.sql.catalog.badpaths", classOf[io.sparklance.spark.catalog.LanceCatalog].getName)
+    spark.conf.set("spark.sql.catalog.badpaths.warehouse", Files.createTempDirectory("lance-bad-wh").toUri.toString)
+    val withKeys = s"file://AKIAH2EXAMPLE:$Secret@$table"
+    for (read <- Seq[() => Any](() => spark.read.format("lance").load(withKeys).count(), () => spark.sql(s"SELECT * FROM badpaths.`$withKeys`").count())) {
+      val t = intercept[LanceSparkException](read())
+      assert(t.getCondition == "LANCE_INVALID_ARGUMENT" && t.getMessage.contains("Wrong FS") && t.getMessage.contains("***@"), t.getMessage)
+      chain(t).foreach(x => assert(!String.valueOf(x.getMessage).contains(Secret) && !x.toString.contains(Secret), x.toString))
+    }
+    // A read finds nothing at such a path (LANCE_DATASET_NOT_FOUND); a write is refused by the file system.
+    val dir = Files.createTempDirectory("lance-nul").toFile
+    val nul = intercept[LanceSparkException](spark.range(1).write.format("lance").save(s"$dir/a\u0000b"))
+    assert(nul.getCondition == "LANCE_INVALID_ARGUMENT" && nul.getMessage.contains("Nul character"), nul.getMessage)
+    assert(dir.list().isEmpty)
+  }
 }

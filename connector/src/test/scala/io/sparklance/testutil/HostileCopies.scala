@@ -46,12 +46,19 @@ object HostileCopies {
     if (all.head.getName.length == 29) all.minBy(_.getName) else all.maxBy(_.getName.stripSuffix(".manifest").toLong)
   }
 
-  /** Rewrites manifest file `m` with `edit` applied to its Manifest message. */
-  def editManifest(m: File)(edit: TableProtos.Manifest.Builder => Unit): Unit = {
+  /** The Manifest message of manifest file `m`, as our protobuf classes parse it. */
+  def readManifest(m: File): TableProtos.Manifest = {
     val bytes = Files.readAllBytes(m.toPath)
     val n = bytes.length
     val pos = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(n - 16).toInt
-    val builder = TableProtos.Manifest.parseFrom(java.util.Arrays.copyOfRange(bytes, pos + 4, n - 16)).toBuilder
+    TableProtos.Manifest.parseFrom(java.util.Arrays.copyOfRange(bytes, pos + 4, n - 16))
+  }
+
+  /** Rewrites manifest file `m` with `edit` applied to its Manifest message. */
+  def editManifest(m: File)(edit: TableProtos.Manifest.Builder => Unit): Unit = {
+    val bytes = Files.readAllBytes(m.toPath)
+    val pos = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(bytes.length - 16).toInt
+    val builder = readManifest(m).toBuilder
     edit(builder)
     val patched = builder.build().toByteArray
     val out = ByteBuffer.allocate(pos + 4 + patched.length + 16).order(ByteOrder.LITTLE_ENDIAN)

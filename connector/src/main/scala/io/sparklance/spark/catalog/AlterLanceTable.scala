@@ -68,7 +68,7 @@ object AlterLanceTable {
         if (!a.isNullable) throw Errors.unsupported(s"adding the NOT NULL column '$name' (its rows would have no value); add it nullable", where)
         if (a.position() != null) throw Errors.unsupported(s"adding column '$name' at a position (Lance adds columns last)", where)
         if (a.defaultValue() != null) throw Errors.unsupported(s"a default value for the new column '$name'", where)
-        if (schema.fields.exists(_.name.equalsIgnoreCase(name))) throw Errors.duplicateColumn(where, name)
+        schema.fields.find(_.name.equalsIgnoreCase(name)).foreach(f => throw Errors.duplicateColumn(where, name, f.name))
         val field = StructField(name, a.dataType(), nullable = true)
         Option(a.comment()).fold(field)(field.withComment)
       }
@@ -82,7 +82,8 @@ object AlterLanceTable {
         case (fs, r: RenameColumn) =>
           val name = topLevel(r.fieldNames(), "renaming")
           val f = existing(name)
-          if (fs.exists(g => g.name.equalsIgnoreCase(r.newName()) && g.id != f.id)) throw Errors.duplicateColumn(where, r.newName())
+          WriteSchema.checkColumnName(r.newName(), where)
+          fs.find(g => g.name.equalsIgnoreCase(r.newName()) && g.id != f.id).foreach(g => throw Errors.duplicateColumn(where, r.newName(), g.name))
           fs.map(g => if (g.id == f.id) g.copy(name = r.newName()) else g)
         case (_, other) => throw new IllegalStateException(s"not a column drop or rename: $other")
       }
@@ -93,7 +94,7 @@ object AlterLanceTable {
 
   /**
    * The Merge that adds the nullable columns `added` to the table of `manifest`, keeping every
-   * fragment: new field ids follow every id the schema or any data file uses, since a dropped
+   * fragment (their names and types checked as a new table's, [[WriteSchema.lance]]): new field ids follow every id the schema or any data file uses, since a dropped
    * column's values stay in its files under its id, which a new column must not take (Rust:
    * Manifest::max_field_id).
    */

@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchNamespaceException, NoSuchTableException,
   NonEmptyNamespaceException, TableAlreadyExistsException}
 import org.apache.spark.sql.connector.catalog.{Column, Identifier, NamespaceChange, StagedTable, StagingTableCatalog, SupportsNamespaces,
-  Table, TableChange}
+  Table, TableCatalog, TableChange}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -36,7 +36,10 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
 
   override def name(): String = catalogName
 
-  override def initialize(name: String, opts: CaseInsensitiveStringMap): Unit = {
+  // Every method Spark calls runs in LanceSparkException.boundary, so that its errors reach
+  // Spark (and PySpark) as AnalysisExceptions that keep their Lance class.
+
+  override def initialize(name: String, opts: CaseInsensitiveStringMap): Unit = LanceSparkException.boundary {
     catalogName = name
     val root = Option(opts.get(LanceCatalog.Warehouse)).map(_.trim).filter(_.nonEmpty).getOrElse(
       throw Errors.invalidArgument(s"catalog '$name' (LanceCatalog) needs a warehouse: set spark.sql.catalog.$name.warehouse " +
@@ -50,14 +53,15 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
   // ---- names and folders ----------------------------------------------------------------
 
   private def folder(namespace: Array[String]): String = namespace.foldLeft(warehouse) { (p, part) =>
-    if (part.isEmpty || part == "." || part == ".." || part.contains("/") || part.contains("\\"))
-      throw Errors.invalidArgument(s"'$part' is not a namespace name of catalog $catalogName: namespaces are folders, named without '/' or '..'")
+    if (!CatalogNames.isFolderName(part)) throw Errors.invalidName(catalogName, "namespace", part, CatalogNames.FolderNameRule)
     Paths.join(p, part)
   }
 
+  private def isPath(name: String): Boolean = name.startsWith("/") || name.contains("://")
+
   /** A path given as the table name (`` cat.`/abs/path` `` or a URI), outside the warehouse. */
   private def pathIdent(ident: Identifier): Option[String] =
-    if (ident.namespace().isEmpty && (ident.name().startsWith("/") || ident.name().contains("://"))) Some(ident.name()) else None
+    if (ident.namespace().isEmpty && isPath(ident.name())) Some(ident.name()) else None
 
   /** A folder whose `_versions/` holds a manifest (an emptied folder left by a drop is not a table). */
   private def isTable(dir: String): Boolean =
@@ -66,6 +70,8 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
   /** The folder of an existing table named `ident`, if any. */
   private def existing(ident: Identifier): Option[String] = pathIdent(ident) match {
     case Some(p) => Some(Paths.stripTrailingSlash(p)).filter(isTable)
+    // `` cat.`/path`.history ``: a name below a table named by its path ([[TableSuffixes]]), no table itself.
+    case None if ident.namespace().length == 1 && isPath(ident.namespace()(0)) => None
     case None =>
       val dir = folder(ident.namespace())
       Seq(Paths.join(dir, ident.name() + LanceCatalog.Suffix), Paths.join(dir, checkedName(ident.name()))).find(isTable)
@@ -76,8 +82,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
     store.listNames(dir).filterNot(_.startsWith(".")).filter(n => store.isDirectory(Paths.join(dir, n)))
 
   private def checkedName(name: String): String = {
-    if (name.isEmpty || name == "." || name == ".." || name.contains("/") || name.contains("\\"))
-      throw Errors.invalidArgument(s"'$name' is not a table name of catalog $catalogName: tables are folders, named without '/' or '..'")
+    if (!CatalogNames.isFolderName(name)) throw Errors.invalidName(catalogName, "table", name, CatalogNames.FolderNameRule)
     name
   }
 
@@ -88,7 +93,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
 
   // ---- tables ---------------------------------------------------------------------------
 
-  override def listTables(namespace: Array[String]): Array[Identifier] = {
+  override def listTables(namespace: Array[String]): Array[Identifier] = LanceSparkException.boundary {
     val dir = folder(namespace)
     if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
     subfolders(dir).filter(n => isTable(Paths.join(dir, n)))
@@ -101,8 +106,8 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
 
   override def loadTable(ident: Identifier, timestamp: Long): Table = load(ident, Some(LanceTables.timestampAsOf(timestamp)))
 
-  private def load(ident: Identifier, version: Option[(String, String)]): Table = existing(ident) match {
-    case Some(location) => LanceSparkException.boundary(LanceTables.load(entry(ident, location), version))
+  private def load(ident: Identifier, version: Option[(String, String)]): Table = LanceSparkException.boundary(existing(ident) match {
+    case Some(location) => LanceTables.load(entry(ident, location), version)
     case None =>
       // `ns.t.history`, `ns.t.branch_dev`: a name below a table ([[TableSuffixes]]).
       val below = ident.namespace() match {
@@ -113,12 +118,13 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
         case _ => None
       }
       below.getOrElse(throw new NoSuchTableException(ident))
-  }
+  })
 
-  override def tableExists(ident: Identifier): Boolean = existing(ident).isDefined
+  override def tableExists(ident: Identifier): Boolean = LanceSparkException.boundary(existing(ident).isDefined)
 
   /** Where a new table named `ident` goes: `<namespace folder>/<name>.lance`, or the path it names. */
   private def newLocation(ident: Identifier, properties: util.Map[String, String]): String = {
+    requireLance(ident, properties)
     if (existing(ident).isDefined) throw new TableAlreadyExistsException(ident)
     val spec = TableSpec(properties)
     pathIdent(ident) match {
@@ -148,15 +154,27 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
 
   override def stageReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
       properties: util.Map[String, String]): StagedTable = LanceSparkException.boundary {
+    requireLance(ident, properties)
     LanceTables.requireNoPartitions(partitions, quoted(ident))
     val location = existing(ident).getOrElse(throw new NoSuchTableException(ident))
     LanceTables.stageReplace(LanceTables.load(entry(ident, location)), LanceTables.schemaOf(columns), TableSpec(properties), () => ())
   }
 
   override def stageCreateOrReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable =
+      properties: util.Map[String, String]): StagedTable = LanceSparkException.boundary {
     if (existing(ident).isDefined) stageReplace(ident, columns, partitions, properties)
     else stageCreate(ident, columns, partitions, properties)
+  }
+
+  /**
+   * Every table of this catalog is a Lance table: `USING parquet` (or any provider but lance)
+   * is refused rather than ignored. A statement without USING gives no provider here.
+   */
+  private def requireLance(ident: Identifier, properties: util.Map[String, String]): Unit =
+    Option(properties.get(TableCatalog.PROP_PROVIDER)).filterNot(LanceTable.isLance).foreach { p =>
+      throw Errors.unsupported(s"USING $p in catalog $catalogName, whose tables are all Lance tables: create the table " +
+        "USING lance (or without USING), or in a catalog that keeps tables of that format", quoted(ident))
+    }
 
   private def withOptions(spec: TableSpec): TableSpec = spec.copy(options = options ++ spec.options)
 
@@ -167,25 +185,25 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
   }
 
   /** Deletes a warehouse table's folder; a table named by path loses nothing (it has no name to lose). */
-  override def dropTable(ident: Identifier): Boolean = existing(ident) match {
+  override def dropTable(ident: Identifier): Boolean = LanceSparkException.boundary(existing(ident) match {
     case Some(location) if pathIdent(ident).isEmpty => store.deleteDirectory(location)
-    case Some(_) => throw LanceSparkException(Errors.unsupported(
-      s"DROP TABLE of a table named by its path: catalog $catalogName does not own it, and its data is not deleted", quoted(ident)))
+    case Some(_) => throw Errors.unsupported(
+      s"DROP TABLE of a table named by its path: catalog $catalogName does not own it, and its data is not deleted", quoted(ident))
     case None => false
-  }
+  })
 
-  override def renameTable(from: Identifier, to: Identifier): Unit = {
+  override def renameTable(from: Identifier, to: Identifier): Unit = LanceSparkException.boundary {
     val source = existing(from).filter(_ => pathIdent(from).isEmpty).getOrElse(throw new NoSuchTableException(from))
     val target = newLocation(to, new util.HashMap[String, String]())
     // A Lance table refers to its files by paths relative to its folder: the folder moves whole.
-    if (!store.renameDirectory(source, target)) throw LanceSparkException(Errors.io(target, s"moving the table folder $source", null))
+    if (!store.renameDirectory(source, target)) throw Errors.io(target, s"moving the table folder $source", null)
   }
 
   // ---- namespaces -----------------------------------------------------------------------
 
   override def listNamespaces(): Array[Array[String]] = listNamespaces(Array.empty)
 
-  override def listNamespaces(namespace: Array[String]): Array[Array[String]] = {
+  override def listNamespaces(namespace: Array[String]): Array[Array[String]] = LanceSparkException.boundary {
     if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
     val dir = folder(namespace)
     // `<name>.lance` folders are tables' (an emptied one, left by a drop on some object stores, is no namespace).
@@ -193,21 +211,21 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
       .map(n => namespace :+ n).sortBy(_.mkString(".")).toArray
   }
 
-  override def namespaceExists(namespace: Array[String]): Boolean = {
+  override def namespaceExists(namespace: Array[String]): Boolean = LanceSparkException.boundary {
     val dir = folder(namespace)
     store.isDirectory(dir) && (namespace.isEmpty || !isTable(dir))
   }
 
-  override def loadNamespaceMetadata(namespace: Array[String]): util.Map[String, String] = {
+  override def loadNamespaceMetadata(namespace: Array[String]): util.Map[String, String] = LanceSparkException.boundary {
     if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
     Map("location" -> folder(namespace)).asJava
   }
 
-  override def createNamespace(namespace: Array[String], metadata: util.Map[String, String]): Unit = {
+  override def createNamespace(namespace: Array[String], metadata: util.Map[String, String]): Unit = LanceSparkException.boundary {
     if (namespaceExists(namespace)) throw new NamespaceAlreadyExistsException(namespace)
     if (!metadata.isEmpty && metadata.asScala.keySet.exists(k => k != "owner"))
-      throw LanceSparkException(Errors.unsupported(s"namespace properties (${metadata.asScala.keys.mkString(", ")}): a namespace " +
-        "of a LanceCatalog is a folder and keeps none", CatalogNames.quoted(catalogName +: namespace.toSeq)))
+      throw Errors.unsupported(s"namespace properties (${metadata.asScala.keys.mkString(", ")}): a namespace " +
+        "of a LanceCatalog is a folder and keeps none", CatalogNames.quoted(catalogName +: namespace.toSeq))
     store.makeDirectory(folder(namespace))
   }
 
@@ -215,13 +233,14 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
     throw LanceSparkException(Errors.unsupported("ALTER NAMESPACE: a namespace of a LanceCatalog is a folder and keeps no properties",
       CatalogNames.quoted(catalogName +: namespace.toSeq)))
 
-  override def dropNamespace(namespace: Array[String], cascade: Boolean): Boolean = {
-    if (!namespaceExists(namespace)) return false
-    if (namespace.isEmpty) throw LanceSparkException(Errors.unsupported("dropping the warehouse itself", catalogName))
-    val dir = folder(namespace)
-    // Files, not folders, make a namespace non-empty: some object stores keep emptied folders.
-    if (!cascade && store.listRecursive(dir).nonEmpty) throw new NonEmptyNamespaceException(namespace)
-    store.deleteDirectory(dir)
+  override def dropNamespace(namespace: Array[String], cascade: Boolean): Boolean = LanceSparkException.boundary {
+    if (namespace.isEmpty) throw Errors.unsupported("dropping the warehouse itself", catalogName)
+    namespaceExists(namespace) && {
+      val dir = folder(namespace)
+      // Files, not folders, make a namespace non-empty: some object stores keep emptied folders.
+      if (!cascade && store.listRecursive(dir).nonEmpty) throw new NonEmptyNamespaceException(namespace)
+      store.deleteDirectory(dir)
+    }
   }
 }
 

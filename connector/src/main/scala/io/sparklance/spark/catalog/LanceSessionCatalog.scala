@@ -29,9 +29,13 @@ import io.sparklance.util.Errors
  */
 class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
 
-  override def loadTable(ident: Identifier): Table =
+  // Every method Spark calls runs in LanceSparkException.boundary, so that its errors reach
+  // Spark (and PySpark) as AnalysisExceptions that keep their Lance class.
+
+  override def loadTable(ident: Identifier): Table = LanceSparkException.boundary {
     try lance(super.loadTable(ident), ident, None)
-    catch { case e: AnalysisException => below(ident).getOrElse(throw e) }
+    catch { case e: AnalysisException if !e.isInstanceOf[LanceSparkException] => below(ident).getOrElse(throw e) }
+  }
 
   /**
    * `t.history`, `db.t.branch_dev`, ...: a name below a Lance table's ([[TableSuffixes]]), which
@@ -46,20 +50,22 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
       table.flatMap(entryOf(parent, _)).flatMap(TableSuffixes.resolve(_, ident.name()))
   }
 
-  override def loadTable(ident: Identifier, version: String): Table =
+  override def loadTable(ident: Identifier, version: String): Table = LanceSparkException.boundary {
     entryOf(ident, super.loadTable(ident)) match {
-      case Some(e) => LanceSparkException.boundary(LanceTables.load(e, Some(LanceTables.versionAsOf(version))))
+      case Some(e) => LanceTables.load(e, Some(LanceTables.versionAsOf(version)))
       case None => super.loadTable(ident, version)
     }
+  }
 
-  override def loadTable(ident: Identifier, timestamp: Long): Table =
+  override def loadTable(ident: Identifier, timestamp: Long): Table = LanceSparkException.boundary {
     entryOf(ident, super.loadTable(ident)) match {
-      case Some(e) => LanceSparkException.boundary(LanceTables.load(e, Some(LanceTables.timestampAsOf(timestamp))))
+      case Some(e) => LanceTables.load(e, Some(LanceTables.timestampAsOf(timestamp)))
       case None => super.loadTable(ident, timestamp)
     }
+  }
 
   private def lance(t: Table, ident: Identifier, version: Option[(String, String)]): Table =
-    entryOf(ident, t).fold(t)(e => LanceSparkException.boundary(LanceTables.load(e, version)))
+    entryOf(ident, t).fold(t)(e => LanceTables.load(e, version))
 
   /**
    * The entry of a table the built-in catalog loaded, if it is a Lance table: with a custom
@@ -100,13 +106,13 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
     }
 
   override def stageReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable = {
+      properties: util.Map[String, String]): StagedTable = LanceSparkException.boundary {
     val existing = super.loadTable(ident) // NoSuchTableException when there is none, as REPLACE TABLE reports it
     replace(ident, existing, columns, partitions, properties)
   }
 
   override def stageCreateOrReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable = {
+      properties: util.Map[String, String]): StagedTable = LanceSparkException.boundary {
     val existing = try Some(super.loadTable(ident)) catch { case _: NoSuchTableException => None }
     existing match {
       case Some(t) => replace(ident, t, columns, partitions, properties)
@@ -135,24 +141,49 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
   }
 
   /** ALTER TABLE of a Lance table changes the Lance table ([[AlterLanceTable]]), not the metastore's entry. */
-  override def alterTable(ident: Identifier, changes: TableChange*): Table =
+  override def alterTable(ident: Identifier, changes: TableChange*): Table = LanceSparkException.boundary {
     entryOf(ident, super.loadTable(ident)) match {
       case None => super.alterTable(ident, changes: _*)
-      case Some(e) => LanceSparkException.boundary { AlterLanceTable(LanceTables.load(e), changes); LanceTables.load(e) }
+      case Some(e) => AlterLanceTable(LanceTables.load(e), changes); LanceTables.load(e)
     }
+  }
 
   /**
    * Where a new table goes and what the catalog will record: its LOCATION (external), or the
    * session's default path for the name (managed, a folder that must be absent or empty).
+   * Decided before anything is written: the name must be one the metastore takes, and a
+   * relative LOCATION is resolved where the metastore will record it.
    */
   private def newEntry(ident: Identifier, partitions: Array[Transform], properties: util.Map[String, String]): (CatalogEntry, TableSpec) = {
     LanceTables.requireNoPartitions(partitions, quoted(ident))
+    requireMetastoreName(ident)
     if (tableExists(ident)) throw new TableAlreadyExistsException(ident)
     val spec = TableSpec(properties)
     val managed = spec.location.isEmpty || spec.managedLocation
-    val location = spec.location.getOrElse(session.sessionState.catalog.defaultTablePath(tableIdentifier(ident)).toString)
+    val location = spec.location.map(qualified(ident, _)).getOrElse(session.sessionState.catalog.defaultTablePath(tableIdentifier(ident)).toString)
     if (spec.location.isEmpty) requireEmpty(ident, location)
     (CatalogEntry(quoted(ident), location, managed, spec.options, spec.comment, spec.owner), spec)
+  }
+
+  /**
+   * The metastore takes only names of ASCII letters, digits and '_' (Spark's
+   * SessionCatalog.validateName, as Hive's MetaStoreUtils.validateName), and checks them only
+   * when the name is recorded, after the table is written. A managed table's folder is named
+   * after it: `../x` or `x/y` would put it outside the database's folder. So check first.
+   */
+  private def requireMetastoreName(ident: Identifier): Unit =
+    if (!LanceSessionCatalog.MetastoreName.matches(ident.name()))
+      throw Errors.invalidName(name(), "table", ident.name(), "the metastore takes names of ASCII letters, digits and '_' only")
+
+  /**
+   * A LOCATION as the metastore records it: a relative one below its database's folder
+   * (SessionCatalog.makeQualifiedTablePath does the same when the name is recorded), so that
+   * the table is written where the name will point, never under the driver's working folder.
+   */
+  private def qualified(ident: Identifier, location: String): String = {
+    val db = tableIdentifier(ident).database.get
+    val dbLocation = CatalogUtils.URIToString(session.sessionState.catalog.getDatabaseMetadata(db).locationUri)
+    CatalogUtils.makeQualifiedDBObjectPath(dbLocation, location, session.sessionState.newHadoopConf())
   }
 
   private def requireEmpty(ident: Identifier, location: String): Unit = {
@@ -188,4 +219,8 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
   private def quoted(ident: Identifier): String = CatalogNames.quoted(name() +: ident.namespace().toSeq :+ ident.name())
 
   private def session = SparkSession.active
+}
+
+object LanceSessionCatalog {
+  private val MetastoreName = "[A-Za-z0-9_]+".r
 }

@@ -112,6 +112,7 @@ object LanceTables {
    * lance LOCATION '...'` over a pylance dataset asks). Returns whether it created the table.
    */
   def createOrAdopt(location: String, schema: StructType, spec: TableSpec, where: String): Boolean = {
+    LanceWriteOptions.refuseStoredApp(spec.options, where)
     val (opts, stores) = at(location, spec.options)
     val store = stores.create()
     LanceSave.latest(store, opts) match {
@@ -139,6 +140,7 @@ object LanceTables {
    * and INSERT INTO it instead.
    */
   def stageCreate(entry: CatalogEntry, columns: StructType, spec: TableSpec, record: () => Unit): StagedLanceTable = {
+    LanceWriteOptions.refuseStoredApp(entry.options, entry.name)
     val (opts, stores) = at(entry.location, entry.options)
     val store = stores.create()
     store.requireAtomicCreate(entry.location)
@@ -157,6 +159,7 @@ object LanceTables {
     val entry = existing.entry.getOrElse(throw new IllegalStateException("a catalog replaces only tables it names"))
     val snapshot = existing.snapshot
     val options = entry.options ++ spec.options
+    LanceWriteOptions.refuseStoredApp(options, entry.name)
     val target = new LanceTable(Right(snapshot), existing.options, existing.stores,
       Some(WriteTarget(WriteMode.Replace, Some(snapshot), writeOptions(options), spec.config)), Some(entry))
     def commitEmpty(): Unit = {

@@ -58,15 +58,16 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
     val deleted = DeltaCommitMessage.union(ms.iterator.flatMap(_.deleted))
     if (deleted.isEmpty && written.isEmpty) logInfo(s"$where: the ${command.name()} changed no row; nothing is committed")
     else {
-      val outcome = tracking(RowChanges.commit(table.stores.create(), snapshot, deleted, where, options.commitProperties) {
-        (updated, removed) => command match {
-          case Command.DELETE => Operation.Delete(updated, removed, predicate)
-          case Command.MERGE =>
-            RowChanges.update(written, insertedKeys(ms), insertsKeys = keys.isEmpty && written.nonEmpty && primaryKey)(updated, removed)
-          case _ => RowChanges.update(written)(updated, removed)
-        }
-      })
-      logInfo(s"$where: ${command.name()} committed as version ${outcome.version}")
+      val outcome = tracking(table.stores.create(), snapshot.root, written)(
+        RowChanges.commit(table.stores.create(), snapshot, deleted, where, options.commitProperties, options.app) {
+          (updated, removed) => command match {
+            case Command.DELETE => Operation.Delete(updated, removed, predicate)
+            case Command.MERGE =>
+              RowChanges.update(written, insertedKeys(ms), insertsKeys = keys.isEmpty && written.nonEmpty && primaryKey)(updated, removed)
+            case _ => RowChanges.update(written)(updated, removed)
+          }
+        })
+      if (!outcome.duplicate) logInfo(s"$where: ${command.name()} committed as version ${outcome.version}")
     }
   }
 

@@ -27,8 +27,8 @@ final class MergeInserts private (table: LanceTable, plan: WritePlan, keys: Opti
     if (written.isEmpty) logInfo(s"${plan.where}: the MERGE inserted no row; nothing is committed")
     else {
       val filter = keys.map(_.filter(messages.iterator.collect { case m: LanceCommitMessage => m.insertedKeys }.flatten))
-      val outcome = commitChanges(Map.empty)(RowChanges.update(written, filter, insertsKeys = filter.isEmpty))
-      logInfo(s"${plan.where}: the MERGE's inserted rows committed as version ${outcome.version}")
+      val outcome = commitChanges(Map.empty, written)(RowChanges.update(written, filter, insertsKeys = filter.isEmpty))
+      if (!outcome.duplicate) logInfo(s"${plan.where}: the MERGE's inserted rows committed as version ${outcome.version}")
     }
   }
 }

@@ -1,7 +1,7 @@
 package io.sparklance.spark.dml
 
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.sources.{AlwaysFalse, AlwaysTrue, Filter}
 
 import io.sparklance.spark.{LanceSparkException, LanceTable, SparkFilters}
 import io.sparklance.table.ScanPlanner
@@ -14,13 +14,22 @@ import io.sparklance.table.expr.Expr
  * match, or only rows it surely matches, the fragments of the second kind are removed whole in
  * one Delete commit. Spark asks first ([[LanceTable.canDeleteWhere]]); any other condition
  * goes through the row-level DELETE ([[LanceRowLevelOperation]]).
+ *
+ * A condition that is always true (`DELETE FROM t`, `DELETE FROM t WHERE true`, `TRUNCATE
+ * TABLE t`) removes every fragment, as pylance's `delete("true")` does
+ * (rust/lance/src/dataset/write/delete.rs): a Delete rather than an empty Overwrite, so that
+ * the schema, indices and config stay, and rows another writer appends meanwhile, which the
+ * statement never saw, survive its commit (an Overwrite would replace them).
  */
 object MetadataDelete extends Logging {
 
   /** The ids of the fragments to remove, or None when statistics cannot decide every fragment. */
   def fragmentsToRemove(table: LanceTable, filters: Array[Filter]): Option[Seq[Long]] = {
-    val exprs = filters.toSeq.map(SparkFilters.exactExpr(_, table.schema()))
-    if (exprs.isEmpty || exprs.exists(_.isEmpty)) return None
+    val conjuncts = filters.toSeq.filterNot(_.isInstanceOf[AlwaysTrue])
+    if (conjuncts.exists(_.isInstanceOf[AlwaysFalse])) return Some(Seq.empty)
+    if (conjuncts.isEmpty) return Some(table.snapshot.manifest.fragments.map(_.id).sorted)
+    val exprs = conjuncts.map(SparkFilters.exactExpr(_, table.schema()))
+    if (exprs.exists(_.isEmpty)) return None
     val condition = exprs.flatten.reduce(Expr.And)
     val store = table.stores.create()
     val snapshot = table.snapshot

@@ -57,8 +57,9 @@ final class ReplaceWhere private (table: LanceTable, plan: WritePlan, condition:
     LanceWrite.writerFactory(table, plan).copy(condition = Some(rowCondition))
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
-    val outcome = commitChanges(ReplaceWhere.matchingRows(table, condition))(RowChanges.update(LanceWrite.fragments(messages)))
-    logInfo(s"${plan.where}: rows where ${condition.map(SparkFilters.sql).mkString(" AND ")} replaced in version ${outcome.version}")
+    val written = LanceWrite.fragments(messages)
+    val outcome = commitChanges(ReplaceWhere.matchingRows(table, condition), written)(RowChanges.update(written))
+    if (!outcome.duplicate) logInfo(s"${plan.where}: rows where ${condition.map(SparkFilters.sql).mkString(" AND ")} replaced in version ${outcome.version}")
   }
 }
 

@@ -26,9 +26,14 @@ private[dml] abstract class RowChangeWrite(table: LanceTable, plan: WritePlan) e
 
   override def reportDriverMetrics(): Array[CustomTaskMetric] = tracking.driverMetrics
 
-  /** Commits `operation` over the rows `deleted` (offsets by fragment) of the version read. */
-  protected def commitChanges(deleted: Map[Long, RoaringBitmap])(operation: (IndexedSeq[Fragment], IndexedSeq[Long]) => Operation): CommitOutcome =
-    tracking(RowChanges.commit(table.stores.create(), snapshot, deleted, plan.where, plan.options.commitProperties)(operation))
+  /**
+   * Commits `operation` over the rows `deleted` (offsets by fragment) of the version read, with
+   * the fragments `written`; a write whose (txnAppId, txnVersion) is committed already commits nothing.
+   */
+  protected def commitChanges(deleted: Map[Long, RoaringBitmap], written: IndexedSeq[Fragment])(
+      operation: (IndexedSeq[Fragment], IndexedSeq[Long]) => Operation): CommitOutcome =
+    tracking(table.stores.create(), plan.root, written)(
+      RowChanges.commit(table.stores.create(), snapshot, deleted, plan.where, plan.options.commitProperties, plan.options.app)(operation))
 
   override def abort(messages: Array[WriterCommitMessage]): Unit =
     tracking.abort(table.stores.create(), plan.root, LanceWrite.fragments(messages))

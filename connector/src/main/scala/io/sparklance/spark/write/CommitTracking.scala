@@ -24,8 +24,9 @@ private[spark] final class CommitTracking(where: String) extends Logging {
   private var nanos = 0L
   @volatile private var keepFiles = false
 
-  /** Runs the commit `c`, counting its attempts and time. */
-  def apply(c: => CommitOutcome): CommitOutcome = timed(settle(c))
+  /** Runs the commit `c` of a write that wrote the fragments `written` ([[settle]]), counting its time too. */
+  def apply(store: => ObjectStore, root: String, written: Seq[Fragment])(c: => CommitOutcome): CommitOutcome =
+    timed(settle(store, root, written)(c))
 
   /** Runs `body`, adding its time to the commit time. */
   def timed[T](body: => T): T = {
@@ -33,16 +34,22 @@ private[spark] final class CommitTracking(where: String) extends Logging {
     try body finally nanos += System.nanoTime() - started
   }
 
-  /** Runs the commit `c`, counting its attempts; once it happened, or its outcome is unknown, every file is kept. */
-  def settle(c: => CommitOutcome): CommitOutcome =
-    try {
-      val outcome = c
-      attempts += outcome.attempts
-      keepFiles = true
-      outcome
-    } catch {
-      case e: CommitStateUnknownException => keepFiles = true; throw e
-    }
+  /**
+   * Runs the commit `c` of a write that wrote the fragments `written`, counting its attempts;
+   * once it happened, or its outcome is unknown, every file is kept. When it finds the write's
+   * (txnAppId, txnVersion) committed already, nothing was committed and the fragments are removed.
+   */
+  def settle(store: => ObjectStore, root: String, written: Seq[Fragment])(c: => CommitOutcome): CommitOutcome = {
+    val outcome =
+      try c
+      catch { case e: CommitStateUnknownException => keepFiles = true; throw e }
+    attempts += outcome.attempts
+    if (outcome.duplicate) {
+      logInfo(s"$where: version ${outcome.version} already holds this application's write; the files this write wrote are removed")
+      FragmentWriter.discard(store, root, written)
+    } else keepFiles = true
+    outcome
+  }
 
   /** Removes the fragments the tasks wrote, unless the commit happened or may have. */
   def abort(store: => ObjectStore, root: String, written: Seq[Fragment]): Unit =

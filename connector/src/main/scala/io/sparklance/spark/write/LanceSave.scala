@@ -11,10 +11,8 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.{LanceOptions, LanceTable}
-import io.sparklance.spark.catalog.AlterLanceTable
 import io.sparklance.storage.{ObjectStore, ObjectStoreFactory, Paths}
 import io.sparklance.table.{Snapshot, VersionSpec}
-import io.sparklance.table.commit.{CommitRequest, TableCommitter}
 import io.sparklance.util.{Errors, NotFoundException}
 
 // `df.write.format("lance").mode(m).save(uri)`, every save mode through one DataSource V2 write.
@@ -59,10 +57,9 @@ object LanceSave {
       parameters: Map[String, String], data: DataFrame): Unit = {
     val store = stores.create()
     store.requireAtomicCreate(opts.path)
-    val existing = latest(store, opts) match {
-      case Some(s) if mode == SaveMode.Append && writeOptions.mergeSchema => withColumnsOf(store, opts, s, data.schema)
-      case other => other
-    }
+    val found = latest(store, opts)
+    val added = found.filter(_ => mode == SaveMode.Append && writeOptions.mergeSchema).flatMap(newColumns(_, data.schema))
+    val existing = added.map(_.snapshot).orElse(found)
     (mode, existing) match {
       case (SaveMode.ErrorIfExists, Some(s)) => throw Errors.tableAlreadyExists(s.root, s.version)
       case (SaveMode.Ignore, Some(_)) => () // the table is there: nothing is written, as the mode promises
@@ -73,7 +70,7 @@ object LanceSave {
           case _ => WriteMode.Append // overwrite: Spark truncates the builder
         }
         val table = new LanceTable(existing.toRight(Errors.notADataset(opts.path, "no table yet: this write creates it")), opts, stores,
-          Some(WriteTarget(writeMode, existing, writeOptions)))
+          Some(WriteTarget(writeMode, existing, writeOptions, addedColumns = added)))
         val relation = DataSourceV2Relation.create(table, None, None, new CaseInsensitiveStringMap(parameters.asJava))
         val query = data.queryExecution.analyzed
         val plan =
@@ -84,19 +81,13 @@ object LanceSave {
   }
 
   /**
-   * `mergeSchema`: the DataFrame's columns the table lacks (by name, any case) are added first, as
-   * nullable columns in a Merge version that keeps every fragment (ALTER TABLE ADD COLUMNS); the
-   * append then writes all of them. Returns the version to append to.
+   * `mergeSchema`: the DataFrame's columns the table lacks (by name, any case), added as nullable
+   * columns; committed only once the rows are written ([[AddedColumns]]). None when there are none.
    */
-  private def withColumnsOf(store: ObjectStore, opts: LanceOptions, s: Snapshot, input: StructType): Option[Snapshot] = {
+  private def newColumns(s: Snapshot, input: StructType): Option[AddedColumns] = {
     val known = s.manifest.schema.fields.map(_.name.toLowerCase(java.util.Locale.ROOT)).toSet
     val extra = input.fields.filterNot(f => known(f.name.toLowerCase(java.util.Locale.ROOT))).toSeq
-    if (extra.isEmpty) Some(s)
-    else {
-      val merge = AlterLanceTable.addColumns(s.manifest, extra, WritePlan.where(s.root))
-      new TableCommitter(store, s.root).commit(CommitRequest(Some(s.version), merge))
-      latest(store, opts)
-    }
+    if (extra.isEmpty) None else Some(AddedColumns(s, extra))
   }
 
   /**

@@ -82,11 +82,12 @@ object LanceWrite extends Logging {
     val root = writeRoot(table, target)
     val existing = target.existing.map(_.manifest)
     val where = WritePlan.where(root)
-    WriteColumns.checkNames(input, where)
     val appending = existing.isDefined && !overwrite
     val (schema, ordinals) = existing match {
-      case Some(m) if appending => (m.schema, WriteColumns.ordinals(m.schema, input, where))
-      case _ => (WriteSchema.lance(input, where), input.fields.indices)
+      case Some(m) if appending =>
+        WriteSchema.checkNames(input, where)
+        (m.schema, WriteColumns.ordinals(m.schema, input, where))
+      case _ => (WriteSchema.lance(input, where), input.fields.indices) // checks the names too
     }
     // rust/lance/src/dataset/write/insert.rs (resolve_context): an append keeps the table's file
     // format, an overwrite keeps it unless asked otherwise, a new table takes the default.
@@ -127,7 +128,7 @@ object LanceWrite extends Logging {
           // An overwrite drops the indices; a table created meanwhile has none.
           val zoneMaps = target.existing.filter(_ => opts.updateZoneMaps).fold(IndexedSeq.empty[ZoneMapTarget])(s =>
             ZoneMapWriter.targets(table.stores.create(), plan.root, s.manifest, plan.schema))
-          new AppendBatch(table, plan, zoneMaps)
+          new AppendBatch(table, plan, zoneMaps, target.addedColumns)
         case WriteMode.Create(ignore) => new CreateBatch(table, plan, ignore)
         case WriteMode.Replace => throw new IllegalStateException("a replace is always an overwrite")
       }
@@ -187,13 +188,9 @@ object LanceWrite extends Logging {
         while (again) {
           again = false
           try {
-            val outcome = tracking.settle(committer(table, plan).commit(request(fragments)))
-            if (outcome.duplicate) {
-              // The same (txnAppId, txnVersion) was committed while this write ran: ours is not needed.
-              logInfo(s"${plan.where}: version ${outcome.version} already holds this application's write; the files " +
-                "this write wrote are removed")
-              FragmentWriter.discard(table.stores.create(), plan.root, fragments)
-            } else committed(outcome.version, messages)
+            // A duplicate: the same (txnAppId, txnVersion) was committed while this write ran.
+            val outcome = tracking.settle(table.stores.create(), plan.root, fragments)(committer(table, plan).commit(request(fragments)))
+            if (!outcome.duplicate) committed(outcome.version, messages)
           } catch {
             case e: LanceException if e.errorClass == "LANCE_TABLE_ALREADY_EXISTS" => tracking.refused(); again = onAlreadyExists(e, fragments)
           }
@@ -209,11 +206,22 @@ object LanceWrite extends Logging {
   }
 
   /** Rows added as a new version; a table absent at planning is created (or, created meanwhile with the same columns, appended to). */
-  private final class AppendBatch(table: LanceTable, plan: WritePlan, targets: IndexedSeq[ZoneMapTarget])
+  private final class AppendBatch(table: LanceTable, plan: WritePlan, targets: IndexedSeq[ZoneMapTarget], added: Option[AddedColumns])
       extends Committing(table, plan) {
-    val kind = "append"
-    protected def request(fragments: IndexedSeq[Fragment]): CommitRequest =
-      CommitRequest(plan.readVersion, Operation.Append(fragments), plan.options.commitProperties, plan.options.app, newTable)
+    val kind = if (added.isDefined) "append with new columns" else "append"
+    private var readVersion = plan.readVersion
+    private var columnsToAdd = added
+
+    /** The new columns of a `mergeSchema` append are committed first, once every row is written. */
+    protected def request(fragments: IndexedSeq[Fragment]): CommitRequest = {
+      columnsToAdd.foreach { a =>
+        val v = a.commit(table.stores.create(), table.options, plan.options.commitProperties)
+        logInfo(s"${plan.where}: version $v adds the columns ${a.columns.map(_.name).mkString(", ")} for this append")
+        readVersion = Some(v)
+        columnsToAdd = None
+      }
+      CommitRequest(readVersion, Operation.Append(fragments), plan.options.commitProperties, plan.options.app, newTable)
+    }
     override protected def zoneMapTargets: IndexedSeq[ZoneMapTarget] = targets
 
     /** Extends the zone maps over the committed fragments; nothing here fails the write: the data is committed. */

@@ -14,6 +14,7 @@ import io.sparklance.util.Errors
 // Write options, parsed and checked once on the driver before anything is written. The names
 // are ours (Delta's for the idempotent pair); the snake_case names pylance's write_dataset and
 // lance-spark take are accepted as aliases, so that options carried over from either work.
+// A key that looks like a misspelling of one of them is refused (OptionNames).
 // Lance's defaults: rust/lance/src/dataset/write.rs (WriteParams).
 
 /**
@@ -27,7 +28,8 @@ import io.sparklance.util.Errors
  * @param updateZoneMaps     whether an append extends the table's ZONEMAP indices over its new
  *                           fragments (a second version, CreateIndex, after the data commit)
  * @param mergeSchema        whether an append adds the DataFrame's columns the table lacks (as
- *                           nullable columns, a Merge version before the data commit)
+ *                           nullable columns, a Merge version committed right before the data
+ *                           commit, once every row is written: [[AddedColumns]])
  */
 final case class LanceWriteOptions(
     maxRowsPerFile: Option[Long] = None,
@@ -62,7 +64,12 @@ object LanceWriteOptions {
   /** Read options that choose what to read; a write always goes to the latest version of the main branch. */
   private val ReadOnly = Seq(LanceOptions.Version, LanceOptions.Tag, LanceOptions.Timestamp, LanceOptions.Branch)
 
+  /** Every option a write takes, aliases included ([[io.sparklance.spark.OptionNames]] refuses misspellings of them). */
+  val Names: Seq[String] = Seq(MaxRowsPerFile, MaxBytesPerFile, FileFormatVersion, EnableStableRowIds, TxnAppId, TxnVersion,
+    UpdateZoneMaps, MergeSchema) ++ Aliases.values.flatten
+
   def parse(options: CaseInsensitiveStringMap): LanceWriteOptions = {
+    io.sparklance.spark.OptionNames.refuseNearMisses(options)
     ReadOnly.find(k => options.containsKey(k)).foreach { k =>
       throw Errors.invalidOption(k, options.get(k),
         "no value on a write: it chooses what a read reads, and a write always adds a version to the latest of the main branch")
@@ -111,6 +118,17 @@ object LanceWriteOptions {
       throw Errors.invalidOption(key, v, "2.0, 2.1, 2.2 or 'stable' (current Lance writes no legacy files either)")
     case _ => throw Errors.invalidOption(key, v, "2.0, 2.1, 2.2 or 'stable'")
   }
+
+  /**
+   * Refuses an idempotent write's pair among the options a catalog keeps with a table: stored,
+   * it would name every later write, and each after the first would be skipped as a duplicate.
+   */
+  def refuseStoredApp(stored: Map[String, String], table: String): Unit =
+    stored.keys.find(k => k.equalsIgnoreCase(TxnAppId) || k.equalsIgnoreCase(TxnVersion)).foreach { k =>
+      throw Errors.invalidOption(k, stored(k), s"no value among the options stored with $table: an idempotent write's " +
+        s"'$TxnAppId' and '$TxnVersion' name one write, so give them as options of that write (DataFrameWriter or " +
+        "DataFrameWriterV2 .option), not with CREATE TABLE ... OPTIONS or as a table property")
+    }
 
   private def appTransaction(options: CaseInsensitiveStringMap): Option[AppTransaction] =
     (Option(options.get(TxnAppId)), Option(options.get(TxnVersion))) match {

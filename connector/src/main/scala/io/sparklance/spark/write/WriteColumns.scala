@@ -10,19 +10,10 @@ import io.sparklance.util.Errors
 // Lance itself (rust/lance/src/dataset/write/insert.rs, validate_write) matches an append's
 // columns by name in any order and ignores nullability; it also lets an append leave out
 // nullable columns, which we refuse, so that a forgotten column is an error rather than nulls.
-// Names Lance reserves for its row ids and addresses are refused there and here.
+// Names Lance reserves for its row ids and addresses are refused there and here
+// (WriteSchema.checkNames).
 
 object WriteColumns {
-  /** Columns Lance computes (rust/lance-core/src/lib.rs ROW_ID, ROW_ADDR, ROW_OFFSET) and ours (`_fragid`). */
-  val Reserved: Seq[String] = Seq("_rowid", "_rowaddr", "_rowoffset", "_fragid")
-
-  /** Refuses column names a Lance table cannot hold: reserved ones and duplicates. */
-  def checkNames(input: StructType, where: String): Unit = {
-    input.fieldNames.find(n => Reserved.contains(n)).foreach(n => throw Errors.reservedColumn(where, n, Reserved))
-    input.fieldNames.groupBy(identity).collectFirst { case (n, xs) if xs.length > 1 => n }
-      .foreach(n => throw Errors.duplicateColumn(where, n))
-  }
-
   /**
    * For each field of `table`, the input column that holds it. The input must have every
    * column of the table, no other, each of the Spark type the table's column reads as

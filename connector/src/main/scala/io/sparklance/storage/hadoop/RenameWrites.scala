@@ -25,15 +25,23 @@ private[hadoop] final class RenameWrites(fs: FileSystem, fc: FileContext) extend
     new HadoopSink(fs, path, out, temp, () => fc.rename(temp, target, Options.Rename.NONE))
   }
 
+  /**
+   * A failure before the rename leaves only the hidden temporary file: definitely not written.
+   * The rename is one NameNode call whose answer can be lost, and a client that sends it again
+   * (the NameNode's retry cache off) is told the target exists: the caller reads back.
+   */
   override def putIfAbsent(path: String, target: Path, bytes: Array[Byte]): PutResult = {
     val temp = tempFor(target)
     try {
-      val out = fs.create(temp, false)
-      try { out.write(bytes); out.hsync() } finally out.close()
+      try {
+        val out = fs.create(temp, false)
+        try { out.write(bytes); out.hsync() } finally out.close()
+      } catch { case e: IOException => throw Errors.nothingWritten(path, "creating the file if absent", e) }
       try { fc.rename(temp, target, Options.Rename.NONE); PutResult.Created }
-      catch { case _: FileAlreadyExistsException => PutResult.AlreadyExists }
-    } catch {
-      case e: IOException => throw Errors.io(path, "creating the file if absent", e)
+      catch {
+        case _: FileAlreadyExistsException => PutResult.AlreadyExists
+        case e: IOException => throw Errors.io(path, "creating the file if absent", e)
+      }
     } finally try { fs.delete(temp, false); () } catch { case _: IOException => () }
   }
 

@@ -3,7 +3,7 @@ package io.sparklance.storage.hadoop
 import java.io.IOException
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FSDataOutputStream, FileContext, FileSystem, Path, RawLocalFileSystem, StreamCapabilities}
+import org.apache.hadoop.fs.{FSDataOutputStream, FileContext, FileSystem, LocalFileSystem, Path, RawLocalFileSystem, StreamCapabilities}
 
 import io.sparklance.storage.{FileSink, PutResult}
 import io.sparklance.util.Errors
@@ -15,6 +15,7 @@ import io.sparklance.util.Errors
  *  - local files: a temporary file in the same folder, then a hard link onto the final name
  *    ([[LocalWrites]]);
  *  - HDFS: a temporary file, then a rename that refuses an existing target ([[RenameWrites]]);
+ *  - viewfs: the protocol of the file system the path's mount point links to ([[Mounted]]);
  *  - stores whose Hadoop connector offers conditional create (S3A: one PUT with
  *    `If-None-Match: *`) ([[ConditionalWrites]]);
  *  - anything else can stream new files but not commit ([[PlainWrites]]).
@@ -43,7 +44,16 @@ private[hadoop] object WriteProtocol {
     val scheme = Option(target.toUri.getScheme).getOrElse(fs.getUri.getScheme)
     fs match {
       case local: RawLocalFileSystem if scheme == "file" => new LocalWrites(local)
-      case _ if scheme == "hdfs" || scheme == "viewfs" =>
+      case _ if scheme == "viewfs" =>
+        val real = mounted(fs, target)
+        val realFs = real.getFileSystem(conf) match {
+          case local: LocalFileSystem => local.getRawFileSystem
+          case other => other
+        }
+        if (Option(real.toUri.getScheme).contains("viewfs"))
+          new PlainWrites(fs, scheme, s"$target is not below a mount point of its viewfs mount table")
+        else new Mounted(of(realFs, real, conf), real)
+      case _ if scheme == "hdfs" =>
         new RenameWrites(fs, FileContext.getFileContext(fs.getUri, conf))
       case _ if fs.hasPathCapability(target, ConditionalCreate) => new ConditionalWrites(fs)
       case _ =>
@@ -54,8 +64,30 @@ private[hadoop] object WriteProtocol {
     }
   }
 
+  /**
+   * Where `target` of a viewfs mount table really is: a viewfs path is only a name for a path
+   * of the file system its mount point links to, and that file system decides how to commit
+   * (a mount of s3a commits with a conditional PUT, a mount of HDFS with a rename). Hadoop
+   * resolves only paths that exist, so the nearest existing folder above `target` is resolved
+   * and the rest of the path joined below it.
+   */
+  private def mounted(fs: FileSystem, target: Path): Path = {
+    @scala.annotation.tailrec
+    def resolve(p: Path, below: List[String]): Path =
+      if (p.isRoot || fs.exists(p)) below.foldLeft(fs.resolvePath(p))((parent, name) => new Path(parent, name))
+      else resolve(p.getParent, p.getName :: below)
+    resolve(fs.makeQualified(target), Nil)
+  }
+
   /** The causes of `e`, itself first (bounded: a cause chain can loop). */
   def causes(e: Throwable): Iterator[Throwable] = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(32)
+}
+
+/** A viewfs path written through the protocol of the file system its mount point links to, at the path it resolves to. */
+private[hadoop] final class Mounted(val inner: WriteProtocol, resolved: Path) extends WriteProtocol {
+  override def requireAtomicCreate(path: String): Unit = inner.requireAtomicCreate(path)
+  override def create(path: String, target: Path): FileSink = inner.create(path, resolved)
+  override def putIfAbsent(path: String, target: Path, bytes: Array[Byte]): PutResult = inner.putIfAbsent(path, resolved, bytes)
 }
 
 /** Streams a new file straight to its name, closing it to publish; no atomic create-if-absent. */
@@ -76,7 +108,16 @@ private[hadoop] final class PlainWrites(fs: FileSystem, scheme: String, why: Str
 private[hadoop] final class HadoopSink(fs: FileSystem, path: String, stream: FSDataOutputStream, written: Path, publish: () => Unit)
     extends StreamSink(path, stream) {
 
-  override protected def finish(): Unit = { stream.close(); publish() }
+  /**
+   * Closing an HDFS stream does not make its blocks durable; the manifest that will name this
+   * file may be committed right after, so the bytes are synced first (as local files are
+   * forced). Streams that cannot sync (object stores, whose upload completes at close) say so.
+   */
+  override protected def finish(): Unit = {
+    if (stream.hasCapability(StreamCapabilities.HSYNC)) stream.hsync()
+    stream.close()
+    publish()
+  }
 
   override protected def discard(): Unit = {
     // An object store's stream (S3A's multipart upload) can be abandoned before anything is

@@ -17,6 +17,11 @@ sealed trait Verdict
 object Verdict {
   /** Ours still applies on top of it (rebased: built on the newer manifest). */
   case object Compatible extends Verdict
+  /**
+   * Ours applies on top of it as `operation`: Lance adjusts some transactions while it checks
+   * them (conflict_resolver.rs, check_create_index_txn over an Update prunes the new indices).
+   */
+  final case class Rebased(operation: Operation) extends Verdict
   /** Ours must be redone from the newer version (the write re-read). */
   final case class Retryable(why: String) extends Verdict
   /** The two cannot both apply. */
@@ -230,6 +235,14 @@ object ConflictRules {
       "DataReplacement" -> {
         case (c: CreateIndex, d: DataReplacement) =>
           if (d.replacements.exists(_._2.exists(fieldsOfNewIndices(c)))) Retryable("the replaced columns are indexed") else Compatible
+        case _ => Compatible
+      },
+      // The update rewrote columns in place: the new indices stop covering its fragments
+      // where they index a rewritten column, as the update did to the indices it found.
+      "Update" -> {
+        case (c: CreateIndex, u: Update) =>
+          val pruned = IndexCoverage.withoutRewritten(c.newIndices, u.updatedFragments.map(_.id), u.fieldsModified)
+          if (pruned == c.newIndices) Compatible else Rebased(c.copy(newIndices = pruned))
         case _ => Compatible
       },
       "UpdateMemWalState" -> ((m, _) => if (indexNames(m)(MemWalIndex)) Compatible else Incompatible("MemWAL state changed")),

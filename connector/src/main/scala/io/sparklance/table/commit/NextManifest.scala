@@ -48,11 +48,14 @@ object NextManifest {
         // Rows rewritten (update_mode REWRITE_ROWS): the old rows deleted from their fragments,
         // the new ones in new fragments, numbered as an Append's. Indices keep what they cover:
         // the deleted rows are filtered by the deletion files, and the new fragments are not
-        // covered, so readers scan them.
+        // covered, so readers scan them. Columns rewritten in place (fields_modified): the
+        // updated fragments leave the indices on those columns, whose entries for them are stale.
         changed("an Update") { b =>
           val (added, nextRowId) = placeNew(b, u.newFragments, version, where)
-          b.copy(fragments = (replaced(b, u.updatedFragments, u.removedFragmentIds) ++ added).sortBy(_.id),
-            nextRowId = nextRowId.getOrElse(b.nextRowId))
+          ManifestCodec.withCoverage(
+            b.copy(fragments = (replaced(b, u.updatedFragments, u.removedFragmentIds) ++ added).sortBy(_.id),
+              nextRowId = nextRowId.getOrElse(b.nextRowId)),
+            IndexCoverage.withoutRewritten(b.indices, u.updatedFragments.map(_.id), u.fieldsModified))
         }
       case Overwrite(fragments, schema, configUpserts) =>
         val stable = base.fold(ctx.newTable.exists(_.stableRowIds))(_.stableRowIds)
@@ -62,7 +65,8 @@ object NextManifest {
           .orElse(ctx.newTable.map(_.fileVersion).filter(_ => base.isEmpty))
           .orElse(base.flatMap(_.fileVersion(where)))
           .getOrElse(FileVersion.V2_2)
-        val start = base.getOrElse(emptyTable(ctx))
+        // New fragments from nothing: ids restart at 0, so the base's fragment of the same id is another fragment.
+        val start = base.fold(emptyTable(ctx))(ManifestCodec.withoutFragmentMessages)
         finish(start.copy(
           schema = schema,
           fragments = added.sortBy(_.id),

@@ -196,6 +196,7 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
           Errors.commitConflict(table, mine.name, read, theirs.operation.name, v, theirs.uuid, why, retryable)
         ConflictRules.check(mine, theirs.operation) match {
           case Verdict.Compatible => ()
+          case Verdict.Rebased(operation) => mine = operation
           case Verdict.Retryable(why) => throw conflict(why, retryable = true)
           case Verdict.Incompatible(why) => throw conflict(why, retryable = false)
           case Verdict.RebaseDeletions(why) =>

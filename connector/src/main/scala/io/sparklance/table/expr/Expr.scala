@@ -70,13 +70,23 @@ object InclusiveEvaluator {
 
   private def cmp(a: Any, b: Any): Option[Int] = (a, b) match {
     case (x: Long, y: Long) => Some(java.lang.Long.compare(x, y))
-    case (x: Long, y: Double) => Some(java.lang.Double.compare(x.toDouble, y))
-    case (x: Double, y: Long) => Some(java.lang.Double.compare(x, y.toDouble))
-    case (x: Double, y: Double) if !x.isNaN && !y.isNaN => Some(java.lang.Double.compare(x, y))
+    case (x: Long, y: Double) => Some(compareDoubles(x.toDouble, y))
+    case (x: Double, y: Long) => Some(compareDoubles(x, y.toDouble))
+    case (x: Double, y: Double) => Some(compareDoubles(x, y))
     case (x: String, y: String) => Some(Integer.signum(StringOrder.compare(x, y)))
     case (x: Boolean, y: Boolean) => Some(java.lang.Boolean.compare(x, y))
     case _ => None
   }
+
+  /**
+   * Doubles in the engine's order, which is not IEEE's nor Java's: -0.0 equals 0.0 and NaN
+   * equals NaN and lies above every other value (Spark's SQLOrderingUtil.compareDoubles, used by
+   * its =, <, <=, >, >= and IN). Zone bounds are written in IEEE total order (-0.0 below 0.0,
+   * rust/lance-index/src/scalar/zonemap.rs), so a zone of only -0.0 has the bounds [-0.0, -0.0]
+   * and must still answer `x = 0`. Bounds never hold NaN: a zone that may hold one has no
+   * upper bound ([[io.sparklance.table.ZoneMapIndex]]).
+   */
+  private def compareDoubles(x: Double, y: Double): Int = if (x == y) 0 else java.lang.Double.compare(x, y)
 
   def mayMatch(e: Expr, stats: String => Option[ColumnStats]): Boolean = e match {
     case And(l, r) => mayMatch(l, stats) && mayMatch(r, stats)

@@ -100,11 +100,7 @@ object ManifestCodec {
       .addAllFields(i.fields.map(Int.box).asJava)
       .setName(i.name)
       .setDatasetVersion(i.datasetVersion)
-    i.fragments.foreach { f =>
-      val out = java.nio.ByteBuffer.allocate(f.serializedSizeInBytes())
-      f.serialize(out)
-      b.setFragmentBitmap(ByteString.copyFrom(out.array()))
-    }
+    i.fragments.foreach(f => b.setFragmentBitmap(bitmapBytes(f)))
     val pkg = if (TableDetailsKinds(i.kind)) "lance.table" else "lance.index.pb"
     b.setIndexDetails(com.google.protobuf.Any.newBuilder().setTypeUrl(s"/$pkg.${i.kind}")
       .setValue(ByteString.copyFrom(i.details.toArray)))
@@ -129,6 +125,41 @@ object ManifestCodec {
     val kept = raw.zip(m.indices).filterNot { case (_, i) => removed(i.uuid) }
     val section = TableProtos.IndexSection.newBuilder().addAllIndices((kept.map(_._1) ++ added.map(buildIndex)).asJava).build()
     m.copy(indices = kept.map(_._2).toIndexedSeq ++ added, message = new ManifestMessage(m.message.manifest, Some(section)))
+  }
+
+  /**
+   * `m` with the fragment bitmaps of `indices`, which are `m.indices` with some bitmaps
+   * changed (an Update's rewritten columns, [[io.sparklance.table.commit.IndexCoverage]]): every
+   * other field of each index message is kept as read.
+   */
+  def withCoverage(m: Manifest, indices: IndexedSeq[IndexMetadata]): Manifest =
+    if (indices == m.indices) m
+    else {
+      val raw = m.message.indexSection.toSeq.flatMap(_.getIndicesList.asScala)
+      if (raw.length != m.indices.length || indices.map(_.uuid) != m.indices.map(_.uuid))
+        throw new IllegalStateException(s"version ${m.version}: the indices to re-cover are not the version's own")
+      val messages = raw.lazyZip(m.indices).lazyZip(indices).map { (r, old, now) =>
+        if (old.fragments == now.fragments) r
+        else now.fragments.fold(r.toBuilder.clearFragmentBitmap())(f => r.toBuilder.setFragmentBitmap(bitmapBytes(f))).build()
+      }
+      val section = TableProtos.IndexSection.newBuilder().addAllIndices(messages.asJava).build()
+      m.copy(indices = indices, message = new ManifestMessage(m.message.manifest, Some(section)))
+    }
+
+  /**
+   * `m` without the fragment messages it was read with, for a manifest whose fragments are all
+   * new (an Overwrite's): [[encodeManifest]] builds a fragment over the message of the same id,
+   * which must not lend a new fragment the old one's fields (its metadata, clustering id, fields
+   * of newer writers). Rust builds an Overwrite's fragments from the transaction alone
+   * (rust/lance/src/dataset/transaction.rs, build_manifest).
+   */
+  def withoutFragmentMessages(m: Manifest): Manifest =
+    m.copy(message = new ManifestMessage(m.message.manifest.toBuilder.clearFragments().build(), m.message.indexSection))
+
+  private def bitmapBytes(b: org.roaringbitmap.RoaringBitmap): ByteString = {
+    val out = java.nio.ByteBuffer.allocate(b.serializedSizeInBytes())
+    b.serialize(out)
+    ByteString.copyFrom(out.array())
   }
 
   /**

@@ -6,20 +6,22 @@ import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.storage.ObjectStore
 import io.sparklance.table.{Fragment, Snapshot}
-import io.sparklance.table.commit.{CommitOutcome, CommitRequest, KeyExistenceFilter, Operation, TableCommitter}
+import io.sparklance.table.commit.{AppTransaction, CommitOutcome, CommitRequest, KeyExistenceFilter, Operation, TableCommitter}
 import io.sparklance.util.{CommitStateUnknownException, Errors}
 
 /**
  * Commits a change of rows read at `snapshot`: the offsets deleted, by fragment, become one new
  * deletion file per fragment (or the fragment's removal), and `operation` gets the updated and
  * removed fragments. The commit may rebase over another writer's deletions in the same
- * fragments ([[DeletedRows]]). The deletion files are removed when the commit does not happen,
+ * fragments ([[DeletedRows]]). The deletion files are removed when the commit does not happen
+ * (or `app`, an idempotent write's pair, is committed already: the outcome is then a duplicate),
  * and kept when its outcome is unknown (CommitStateUnknownException is rethrown as it is).
  */
 object RowChanges {
 
   def commit(store: ObjectStore, snapshot: Snapshot, deleted: Map[Long, RoaringBitmap], where: String,
-      properties: Map[String, String])(operation: (IndexedSeq[Fragment], IndexedSeq[Long]) => Operation): CommitOutcome = {
+      properties: Map[String, String], app: Option[AppTransaction])(
+      operation: (IndexedSeq[Fragment], IndexedSeq[Long]) => Operation): CommitOutcome = {
     val byId = snapshot.manifest.fragments.map(f => f.id -> f).toMap
     var changes: Seq[FragmentChange] = IndexedSeq.empty
     var rebase: Option[DeletedRows] = None
@@ -31,9 +33,11 @@ object RowChanges {
       }
       rebase = Some(new DeletedRows(store, deleted, changes))
       val updated = changes.collect { case FragmentChange.Updated(f, _) => f }.toIndexedSeq
-      val removed = changes.collect { case FragmentChange.Removed(id) => id }.toIndexedSeq
-      new TableCommitter(store, snapshot.root).commit(
-        CommitRequest(Some(snapshot.version), operation(updated, removed), properties, rebase = rebase))
+      val removed = changes.collect { case FragmentChange.Removed(f) => f.id }.toIndexedSeq
+      val outcome = new TableCommitter(store, snapshot.root).commit(
+        CommitRequest(Some(snapshot.version), operation(updated, removed), properties, app, rebase = rebase))
+      if (outcome.duplicate) RowDeletions.discard(store, rebase.fold(changes)(_.changes))
+      outcome
     } catch {
       case e: CommitStateUnknownException => throw e
       case NonFatal(e) =>

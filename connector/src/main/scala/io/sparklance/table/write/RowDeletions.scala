@@ -20,11 +20,18 @@ import io.sparklance.util.Errors
 // writes the bitmap (`.bin`, the 32-bit roaring bitmap's portable serialization), which is
 // never larger for runs of rows and needs no IPC writer or compression codec.
 
-/** What deleting rows does to one fragment: it keeps some rows (a new deletion file) or none (removed whole). */
-sealed trait FragmentChange
+/**
+ * What deleting rows does to one fragment: it keeps some rows (a new deletion file) or none
+ * (removed whole). Each holds the fragment as the deletion saw it (with the new deletion file,
+ * or as it was before its removal), so that a rebase can tell whether another writer changed
+ * its data files since.
+ */
+sealed trait FragmentChange {
+  def fragment: Fragment
+}
 object FragmentChange {
   final case class Updated(fragment: Fragment, deletionPath: String) extends FragmentChange
-  final case class Removed(fragmentId: Long) extends FragmentChange
+  final case class Removed(fragment: Fragment) extends FragmentChange
 }
 
 object RowDeletions {
@@ -47,7 +54,7 @@ object RowDeletions {
       throw Errors.invalidArgument(s"${snapshot.root} version ${snapshot.version}: a row to delete, offset " +
         s"${offsets.last() & 0xffffffffL} of fragment ${fragment.id}, lies past its ${fragment.physicalRows} rows")
     val all = RoaringBitmap.or(existing(store, snapshot, fragment), offsets)
-    if (all.getLongCardinality >= fragment.physicalRows) FragmentChange.Removed(fragment.id)
+    if (all.getLongCardinality >= fragment.physicalRows) FragmentChange.Removed(fragment)
     else {
       val file = DeletionFile(DeletionFileType.Bitmap, snapshot.version, ThreadLocalRandom.current().nextLong() & Long.MaxValue,
         all.getLongCardinality, None)
@@ -70,7 +77,9 @@ object RowDeletions {
  * The rebase of a Delete or Update that deleted the offsets `affected` (by fragment) at its read
  * version, over another writer's Delete or Update of some of the same fragments (Lance's rule
  * c1, conflict_resolver.rs): for each shared fragment, the other side must have kept it and its
- * data files and deleted none of our rows; our deletion file is then written again over theirs
+ * data files (those it had when ours read it, for the fragments ours removes whole as for those
+ * it keeps: Lance's initial_fragments hold both, check_delete_txn) and deleted none of our rows;
+ * our deletion file is then written again over theirs
  * (their deleted offsets and ours, read version = the version they made), and a fragment left
  * without rows is removed. `changes` are the files this statement's commit may reference: the
  * first ones, replaced as rebases write new ones (a replaced file is deleted at once).
@@ -92,21 +101,19 @@ final class DeletedRows(store: ObjectStore, affected: Map[Long, RoaringBitmap], 
     val theirIds = (theirUpdated.map(_.id) ++ theirRemoved).toSet
     val shared = (myUpdated.map(_.id) ++ myRemoved).filter(theirIds).sorted
     val now = at.manifest.fragments.map(f => f.id -> f).toMap
-    val mineById = myUpdated.map(f => f.id -> f).toMap
+    // Every fragment ours changes, the removed ones included, with the data files ours read.
+    val mineById = current.map(c => c.fragment.id -> c.fragment).toMap
     shared.find(id => !now.contains(id)).map(id => Left(s"it removed fragment $id")).getOrElse {
-      shared.find(id => mineById.get(id).exists(_.files != now(id).files)).map(id => Left(s"it rewrote the data files of fragment $id"))
+      shared.find(id => mineById.get(id).forall(_.files != now(id).files)).map(id => Left(s"it rewrote the data files of fragment $id"))
         .getOrElse {
           shared.find(id => RoaringBitmap.intersects(RowDeletions.existing(store, at, now(id)), affected.getOrElse(id, new RoaringBitmap())))
             .map(id => Left(s"it deleted rows of fragment $id that this one deletes too")).getOrElse {
               val rebased = shared.map(id => id -> RowDeletions.delete(store, at, now(id), affected.getOrElse(id, new RoaringBitmap()))).toMap
-              val (replaced, kept) = current.partition {
-                case FragmentChange.Updated(f, _) => rebased.contains(f.id)
-                case FragmentChange.Removed(id) => rebased.contains(id)
-              }
+              val (replaced, kept) = current.partition(c => rebased.contains(c.fragment.id))
               RowDeletions.discard(store, replaced)
               current = kept ++ rebased.values
               val updated = current.collect { case FragmentChange.Updated(f, _) => f }.toIndexedSeq.sortBy(_.id)
-              val removed = current.collect { case FragmentChange.Removed(id) => id }.toIndexedSeq.sorted
+              val removed = current.collect { case FragmentChange.Removed(f) => f.id }.toIndexedSeq.sorted
               Right(mine match {
                 case d: Operation.Delete => d.copy(updatedFragments = updated, deletedFragmentIds = removed)
                 case u: Operation.Update => u.copy(updatedFragments = updated, removedFragmentIds = removed)

@@ -74,4 +74,29 @@ class AlterTableSuite extends AnyFunSuite with CatalogTables {
     assert(lanceError(spark.range(3, 4).selectExpr("id", "1 AS other").write.format("lance").mode("append").save(path)).errorClass ==
       "LANCE_SCHEMA_MISMATCH", "without mergeSchema a new column is refused")
   }
+
+  test("a mergeSchema append that fails its checks leaves the table as it was: no version, no new column") {
+    spark.sql("CREATE TABLE ms (id BIGINT NOT NULL, s STRING) USING lance")
+    spark.sql("INSERT INTO ms VALUES (1, 'one')")
+    val path = location("ms")
+    val View = """import sys, json, lance
+      |ds = lance.dataset(sys.argv[1])
+      |print(json.dumps({"version": ds.version, "columns": ds.schema.names, "rows": ds.count_rows()}))
+      |""".stripMargin
+    val before = io.sparklance.testutil.PylanceScript.run(View, path)
+    assert(before("columns") == Seq("id", "s"))
+    def mergeAppend(select: String*): Unit =
+      spark.range(1).selectExpr(select: _*).write.format("lance").mode("append").option("mergeSchema", "true").save(path)
+    // A column of the wrong type, refused when the write is planned.
+    assert(lanceError(mergeAppend("'x' AS id", "'two' AS s", "2 AS extra")).errorClass == "LANCE_SCHEMA_MISMATCH")
+    // A null in a NOT NULL column, found by a task while the rows are written.
+    assert(lanceError(mergeAppend("CAST(NULL AS BIGINT) AS id", "'two' AS s", "2 AS extra")).errorClass == "LANCE_NULL_IN_NON_NULLABLE_COLUMN")
+    assert(io.sparklance.testutil.PylanceScript.run(View, path) == before, "pylance sees the table unchanged")
+    assert(Snapshot.listVersions(store, path).map(_._1).last == before("version").toString.toLong)
+    // A write that passes its checks adds the column and its rows: a Merge, then the Append.
+    mergeAppend("2L AS id", "'two' AS s", "2 AS extra")
+    val after = io.sparklance.testutil.PylanceScript.run(View, path)
+    assert(after("columns") == Seq("id", "s", "extra") && after("rows") == 2L && after("version").toString.toLong == before("version").toString.toLong + 2, after)
+    assert(rows("SELECT * FROM ms ORDER BY id") == Seq(Row(1L, "one", null), Row(2L, "two", 2)))
+  }
 }

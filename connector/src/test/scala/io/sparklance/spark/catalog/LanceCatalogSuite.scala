@@ -7,6 +7,7 @@ import org.apache.spark.sql.{AnalysisException, Row}
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparklance.spark.LanceSparkException
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.Snapshot
 import io.sparklance.testutil.LocalSpark
@@ -75,10 +76,43 @@ class LanceCatalogSuite extends AnyFunSuite with LocalSpark {
   test("unknown namespaces, names that leave the warehouse and a missing warehouse are refused") {
     intercept[NoSuchNamespaceException](spark.sql("CREATE TABLE wh.nowhere.t (a INT) USING lance"))
     assert(!new File(warehouse, "nowhere").exists())
-    val bad = intercept[Throwable](spark.sql("CREATE TABLE wh.`..`.t (a INT) USING lance"))
-    assert(Iterator.iterate(bad)(_.getCause).takeWhile(_ != null).exists(_.getMessage.contains("not a namespace name")), bad)
+    val bad = intercept[LanceSparkException](spark.sql("CREATE TABLE wh.`..`.t (a INT) USING lance"))
+    assert(bad.getCondition == "LANCE_INVALID_NAME" && bad.getMessage.contains("'..' is not a valid namespace name"), bad)
     spark.conf.set("spark.sql.catalog.nowh", classOf[LanceCatalog].getName)
     val e = intercept[Throwable](spark.sql("SHOW TABLES IN nowh"))
     assert(Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists(x => x.getMessage != null && x.getMessage.contains("needs a warehouse")), e)
+  }
+
+  test("a NUL or a path in a name is refused as an AnalysisException of the LANCE family, and nothing is created") {
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS wh.nm")
+    val before = warehouse.list().toSet ++ new File(warehouse, "nm").list()
+    for (sql <- Seq("CREATE TABLE wh.nm.`a\u0000b` (a INT) USING lance", "CREATE TABLE wh.`a\u0000b`.t (a INT) USING lance",
+      "SHOW TABLES IN wh.`a\u0000b`", "CREATE NAMESPACE wh.`a\u0000b`", "SELECT * FROM wh.nm.`a\u0000b`", "CREATE TABLE wh.nm.`x/y` (a INT) USING lance",
+      "CREATE TABLE wh.`..`.t USING lance AS SELECT 1 AS a", "SHOW TABLES IN wh.`..`")) {
+      val e = intercept[LanceSparkException](spark.sql(sql))
+      assert(e.getCondition == "LANCE_INVALID_NAME", s"$sql: $e")
+    }
+    assert(warehouse.list().toSet ++ new File(warehouse, "nm").list() == before)
+  }
+
+  test("USING another format is refused; a table below a table named by its path is read") {
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS wh.fmt")
+    for (sql <- Seq("CREATE TABLE wh.fmt.p (a INT) USING parquet", "CREATE TABLE wh.fmt.p USING parquet AS SELECT 1 AS a",
+      "CREATE OR REPLACE TABLE wh.fmt.p USING delta AS SELECT 1 AS a")) {
+      val e = intercept[LanceSparkException](spark.sql(sql))
+      assert(e.getCondition == "LANCE_UNSUPPORTED_FEATURE" && e.getMessage.contains("USING "), s"$sql: $e")
+    }
+    assert(!new File(warehouse, "fmt/p.lance").exists() && !new File(warehouse, "fmt/p").exists())
+    spark.sql("CREATE TABLE wh.fmt.l (a INT)") // no USING: a Lance table
+    spark.sql("CREATE TABLE wh.fmt.l2 (a INT) USING lance")
+    assert(new File(warehouse, "fmt/l.lance/_versions").isDirectory && new File(warehouse, "fmt/l2.lance/_versions").isDirectory)
+    spark.sql("REPLACE TABLE wh.fmt.l USING lance AS SELECT 2 AS a")
+    intercept[LanceSparkException](spark.sql("REPLACE TABLE wh.fmt.l USING parquet AS SELECT 3 AS a"))
+    assert(rows("SELECT a FROM wh.fmt.l") == Seq(Row(2)))
+
+    val path = new File(Files.createTempDirectory("lance-outside").toFile, "h.lance").getPath
+    spark.range(2).write.format("lance").save(path)
+    spark.range(2).write.format("lance").mode("append").save(path)
+    assert(rows(s"SELECT version FROM wh.`$path`.history ORDER BY version").map(_.getLong(0)) == Seq(1L, 2L))
   }
 }

@@ -162,4 +162,37 @@ class SessionCatalogSuite extends AnyFunSuite with CatalogTables {
     val txn = TransactionCodec.parse(Bytes.wrap(txnPath, 0, store.readAll(txnPath)))
     assert(txn.readVersion == 1L && txn.operation.name == "Append", txn)
   }
+
+  test("a table name the metastore refuses is refused before anything is written, inside the warehouse or out") {
+    val warehouse = new File(new java.net.URI(spark.conf.get("spark.sql.warehouse.dir")))
+    val escaped = new File(warehouse.getParentFile, s"escaped-${warehouse.getName}")
+    val before = warehouse.list().toSet
+    for (name <- Seq(s"../${escaped.getName}", "x/y", "a\u0000b", "..", "")) {
+      val quoted = "`" + name + "`"
+      for (sql <- Seq(s"CREATE TABLE default.$quoted (a INT) USING lance", s"CREATE TABLE default.$quoted USING lance AS SELECT 1 AS a")) {
+        val e = lanceError(spark.sql(sql))
+        assert(e.errorClass == "LANCE_INVALID_NAME", e.getMessage)
+        assert(e.getMessage.contains(s"'${name.replace("\u0000", "\\u0000")}'"), e.getMessage)
+      }
+    }
+    assert(!escaped.exists() && warehouse.list().toSet == before, "no folder created next to the warehouse or in it")
+  }
+
+  test("a relative LOCATION is resolved below the database's folder, where the metastore records it") {
+    val warehouse = new File(new java.net.URI(spark.conf.get("spark.sql.warehouse.dir")))
+    val cwd = new File(".").getCanonicalFile
+    spark.sql("CREATE TABLE rel (id BIGINT) USING lance LOCATION 'rel-location'")
+    assert(location("rel") == new File(warehouse, "rel-location").getPath)
+    assert(versions(location("rel")) == Seq(1L))
+    assert(!new File(cwd, "rel-location").exists(), "nothing under the driver's working folder")
+    assert(spark.catalog.tableExists("rel"))
+    spark.sql("INSERT INTO rel VALUES (1), (2)")
+    assert(rows("SELECT sum(id) FROM rel") == Seq(Row(3L)))
+    spark.sql("CREATE TABLE rel2 USING lance LOCATION 'nested/rel2' AS SELECT 7L AS id")
+    assert(location("rel2") == new File(warehouse, "nested/rel2").getPath)
+    assert(rows("SELECT id FROM rel2") == Seq(Row(7L)) && !new File(cwd, "nested").exists())
+    assert(spark.catalog.tableExists("rel2"))
+    spark.sql("DROP TABLE rel2")
+    assert(new File(warehouse, "nested/rel2/_versions").isDirectory, "an external table's data stays")
+  }
 }

@@ -192,6 +192,52 @@ class DmlSuite extends AnyFunSuite with CatalogTables {
     assert(rows("SELECT max(id), count(*) FROM r") == Seq(Row(100L, 20L - 7 + 3 + 1)))
   }
 
+  // What pylance sees of a table: its rows, column names and types now and at `version`.
+  private val PylanceView =
+    """import sys, json, lance
+      |ds = lance.dataset(sys.argv[1])
+      |old = ds.checkout_version(int(sys.argv[2]))
+      |print(json.dumps({"latest": ds.version, "rows": ds.count_rows(), "schema": str(ds.schema), "oldSchema": str(old.schema),
+      |  "oldIds": sorted(old.to_table(columns=["id"]).column("id").to_pylist()), "indices": [i.name for i in ds.describe_indices()]}))
+      |""".stripMargin
+
+  test("TRUNCATE TABLE, DELETE FROM t and DELETE FROM t WHERE true remove every fragment in one Delete; older versions stay") {
+    Seq("TRUNCATE TABLE w", "DELETE FROM w", "DELETE FROM w WHERE true", "DELETE FROM w WHERE 1 = 1").foreach { statement =>
+      table("w", 30, 10)
+      io.sparklance.testutil.PylanceScript.run(
+        """import sys, lance; lance.dataset(sys.argv[1]).create_scalar_index("id", "ZONEMAP"); print("{}")""", location("w"))
+      val before = snapshot("w")
+      spark.sql(statement)
+      assert(ids("w").isEmpty, statement)
+      val after = snapshot("w")
+      assert(after.version == before.version + 1 && after.manifest.fragments.isEmpty, statement)
+      lastOperation("w") match {
+        case io.sparklance.table.commit.Operation.Delete(updated, removed, predicate) =>
+          assert(updated.isEmpty && removed == Seq(0L, 1L, 2L) && predicate == "TRUE", statement)
+        case other => fail(s"$statement: expected a Delete, got $other")
+      }
+      val seen = io.sparklance.testutil.PylanceScript.run(PylanceView, location("w"), before.version.toString)
+      assert(seen("latest") == after.version && seen("rows") == 0L, s"$statement: $seen")
+      assert(seen("schema") == seen("oldSchema") && seen("oldIds") == (0L until 30L), s"$statement: $seen")
+      assert(seen("indices") == Seq("id_idx"), s"$statement: the index stays: $seen")
+      // An empty table takes rows again; emptying it once more commits nothing.
+      spark.sql(statement)
+      assert(snapshot("w").version == after.version, statement)
+      spark.sql("INSERT INTO w VALUES (7, 'x')")
+      assert(ids("w") == Seq(7L), statement)
+      spark.sql("DROP TABLE w")
+    }
+  }
+
+  test("TRUNCATE TABLE of a tagged version is refused by name, not answered with nothing done") {
+    table("q", 5, 5)
+    io.sparklance.testutil.PylanceScript.run(
+      """import sys, lance; ds = lance.dataset(sys.argv[1]); ds.tags.create("first", ds.version); print("{}")""", location("q"))
+    val e = lanceError(spark.sql("TRUNCATE TABLE q.tag_first"))
+    assert(e.errorClass == "LANCE_UNSUPPORTED_FEATURE" && e.getMessage.contains("TRUNCATE TABLE"), e)
+    assert(ids("q") == (0L until 5L))
+  }
+
   test("a DELETE on a path table, or at an old version, is refused by name") {
     table("p", 5, 5)
     val e = intercept[Exception](spark.sql(s"DELETE FROM lance.`${location("p")}` WHERE id = 1"))

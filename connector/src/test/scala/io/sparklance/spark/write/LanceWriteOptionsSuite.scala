@@ -68,4 +68,20 @@ class LanceWriteOptionsSuite extends AnyFunSuite {
       assert(e.errorClass == "LANCE_INVALID_OPTION" && e.getMessage.contains(s"'${kv._1}'"))
     }
   }
+
+  test("a key that looks like a misspelling of an option is refused, naming the option meant; other keys pass") {
+    Seq("maxRowPerFile" -> "maxRowsPerFile", "max_row_per_file" -> "max_rows_per_file", "MAX-ROWS-PER-FILE" -> "maxRowsPerFile",
+      "merge-schema" -> "mergeSchema", "mergeSchemas" -> "mergeSchema", "txn_app_id" -> "txnAppId", "txnVerison" -> "txnVersion",
+      "updateZoneMap" -> "updateZoneMaps", "fileFormatVersoin" -> "fileFormatVersion", "enableStableRowId" -> "enableStableRowIds",
+      "batchSise" -> "batchSize", "blob" -> "blobs", "versoin" -> "version").foreach { case (key, meant) =>
+      val e = refused(key -> "1")
+      assert(e.errorClass == "LANCE_INVALID_OPTION" && e.getMessage.contains(s"'$key'") && e.getMessage.contains(s"did you mean '$meant'"),
+        s"$key: ${e.getMessage}")
+    }
+    // Spark's own keys, file system and Spark settings, other sources' options and unrelated names.
+    assert(parse("path" -> "/t", "paths" -> "[]", "__partition_columns" -> "[]", "fs.s3a.access.key" -> "k", "spark.foo" -> "1",
+      "commitProperties.owner" -> "ann", "compression" -> "zstd", "header" -> "true", "mode" -> "append",
+      "maxRecordsPerFile" -> "10", "overwriteSchema" -> "true", "checkpointLocation" -> "/c", "MAXROWSPERFILE" -> "7") ==
+      LanceWriteOptions(maxRowsPerFile = Some(7L), commitProperties = Map("owner" -> "ann")))
+  }
 }

@@ -136,8 +136,8 @@ class SparkWriteSuite extends AnyFunSuite with LocalSpark {
 
   test("reserved and duplicate column names are refused") {
     val path = newPath()
-    refusedUnchanged(path, "LANCE_INVALID_ARGUMENT")(people(0 until 2).withColumnRenamed("id", "_rowid").write.format("lance").save(path))
-    refusedUnchanged(path, "LANCE_INVALID_ARGUMENT")(people(0 until 2).select("id", "name", "name").write.format("lance").save(path))
+    refusedUnchanged(path, "LANCE_INVALID_NAME")(people(0 until 2).withColumnRenamed("id", "_rowid").write.format("lance").save(path))
+    refusedUnchanged(path, "LANCE_INVALID_NAME")(people(0 until 2).select("id", "name", "name").write.format("lance").save(path))
     assert(!new File(path, "_versions").exists())
   }
 

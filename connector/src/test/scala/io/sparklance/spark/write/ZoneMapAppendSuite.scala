@@ -7,9 +7,14 @@ import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.scalatest.funsuite.AnyFunSuite
 
+import org.apache.arrow.memory.RootAllocator
+import org.apache.arrow.vector.{BigIntVector, Float8Vector, VectorSchemaRoot}
+
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.{Snapshot, ZoneMapIndex}
-import io.sparklance.testutil.LocalSpark
+import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
+import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions, ZoneMapBuilder, ZoneMapUpdate, ZoneMapWriter}
+import io.sparklance.testutil.{InPlaceRewrite, LocalSpark}
 
 /**
  * A Spark append to a table with ZONEMAP indices (made by pylance) extends them over the new
@@ -136,5 +141,72 @@ class ZoneMapAppendSuite extends AnyFunSuite with LocalSpark {
     assert(indexed == Map("id_idx" -> 400L, "x_idx" -> 400L))
     Filters.foreach { case (f, pred) => assert(answers(f) == expected(pred), f); assert(ours(path, f)._1 == expected(pred), f) }
     assert(spark.read.format("lance").load(path).count() == 1000)
+  }
+
+  /**
+   * Rows 400 to 999 (x = id, no nulls) appended by our fragment writer in three fragments of
+   * 200 rows, committed as an Append; the version and the zone-map update prepared on it (its
+   * index files written, not committed).
+   */
+  private def appendAndPrepare(path: String): (Long, ZoneMapUpdate) = {
+    val s = store
+    val base = Snapshot.open(s, path, None)
+    val targets = ZoneMapWriter.targets(s, path, base.manifest, base.manifest.schema)
+    val writer = new FragmentWriter(s, path, base.manifest.schema, FragmentWriterOptions(maxRowsPerFile = 200), Some(new ZoneMapBuilder(targets)))
+    val allocator = new RootAllocator()
+    val batch = VectorSchemaRoot.create(base.manifest.schema.toArrowForWrite("test"), allocator)
+    try {
+      val (ids, xs) = (batch.getVector("id").asInstanceOf[BigIntVector], batch.getVector("x").asInstanceOf[Float8Vector])
+      ids.allocateNew(600); xs.allocateNew(600)
+      (0 until 600).foreach { k => ids.set(k, 400L + k); xs.set(k, 400.0 + k) }
+      batch.setRowCount(600)
+      writer.write(batch)
+    } finally { batch.close(); allocator.close() }
+    val fragments = writer.finish()
+    val appended = new TableCommitter(s, path).commit(CommitRequest(Some(base.version), Operation.Append(fragments))).version
+    val committed = Snapshot.open(s, path, Some(appended)).manifest
+    (appended, ZoneMapWriter.prepare(s, path, committed, targets, fragments.zip(writer.zoneMapsWritten)).get)
+  }
+
+  // pylance rewrites x of fragment 0 in place to 10000 + x: `x > 5000` then matches exactly
+  // its non-null rows, which the old zone map (x below 400 there) would prune.
+  private val Rewrite = "lambda i, v: None if v is None else v + 10000"
+  private val Rewritten = (0L until 400L).filter(_ % 10 != 0)
+
+  test("a zone-map commit over another writer's in-place rewrite of the indexed column no longer covers the rewritten fragment") {
+    val path = newTable()
+    val (appended, update) = appendAndPrepare(path)
+    // Between our read (the Append's version) and our index commit, pylance patches x of fragment 0.
+    val (rewritten, fields) = InPlaceRewrite(path, 0, "x", Rewrite, appended)
+    val xId = Snapshot.open(store, path, None).manifest.schema.fields.find(_.name == "x").get.id
+    assert(rewritten == appended + 1 && fields == Seq(xId))
+    val indexed = new TableCommitter(store, path).commit(CommitRequest(Some(appended), update.operation)).version
+    assert(indexed == rewritten + 1)
+    // Every rewritten row is found, by our reader and by pylance: the appended fragments are
+    // still pruned by their zones, fragment 0 is read.
+    val (rows, metrics) = ours(path, "x > 5000")
+    assert(rows == Rewritten)
+    assert(metrics("lanceFragmentsPruned") == 3, metrics)
+    assert(ours(path, "x > 500 AND x < 520")._1 == (501L until 520L))
+    val r = python(Check, path, "x > 5000", "x > 500 AND x < 520")
+    assert(r("operations").asInstanceOf[Seq[String]].takeRight(3) == Seq("Append", "Update", "CreateIndex"))
+    val answers = r("answers").asInstanceOf[Map[String, Seq[Any]]].map { case (k, v) => k -> v.map(_.toString.toDouble.toLong) }
+    assert(answers("x > 5000") == Rewritten && answers("x > 500 AND x < 520") == (501L until 520L))
+    // As Lance rebases a CreateIndex over an Update with fields_modified: the rewritten fragment
+    // leaves the index on the rewritten column, the index on id keeps it.
+    val covered = zoneMaps(path).map(i => i.name -> i.fragments.get.toArray.toSeq).toMap
+    assert(covered == Map("x_idx" -> Seq(1, 2, 3), "id_idx" -> Seq(0, 1, 2, 3)), covered)
+  }
+
+  test("an in-place rewrite committed over our zone-map commit takes the rewritten fragment out of the index it finds") {
+    val path = newTable()
+    val (appended, update) = appendAndPrepare(path)
+    val indexed = new TableCommitter(store, path).commit(CommitRequest(Some(appended), update.operation)).version
+    // pylance read before our index commit: its Update is rebased over our CreateIndex and prunes it.
+    val (rewritten, _) = InPlaceRewrite(path, 0, "x", Rewrite, appended)
+    assert(rewritten == indexed + 1)
+    val covered = zoneMaps(path).map(i => i.name -> i.fragments.get.toArray.toSeq).toMap
+    assert(covered == Map("x_idx" -> Seq(1, 2, 3), "id_idx" -> Seq(0, 1, 2, 3)), covered)
+    assert(ours(path, "x > 5000")._1 == Rewritten)
   }
 }

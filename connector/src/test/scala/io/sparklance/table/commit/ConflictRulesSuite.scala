@@ -100,6 +100,28 @@ class ConflictRulesSuite extends AnyFunSuite {
     Seq(overwrite, Restore(1), memWal).foreach(t => assert(incompatible(ConflictRules.check(createIndex, t)), t.name))
   }
 
+  test("CreateIndex over an in-place column rewrite: the new indices on a rewritten column stop covering the updated fragments") {
+    // conflict_resolver.rs check_create_index_txn: prune_updated_fields_from_indices on the new indices.
+    val mine = CreateIndex(IndexedSeq(index("a_idx", Seq(0), Some(Seq(1, 2, 3))), index("b_idx", Seq(1), Some(Seq(1, 2, 3))),
+      index("c_idx", Seq(1), None)), IndexedSeq(index("b_idx", Seq(1), Some(Seq(1)))))
+    val inPlace = update(2, 5).copy(newFragments = IndexedSeq.empty, rewriteColumns = true) // fields_modified: 1
+    ConflictRules.check(mine, inPlace) match {
+      case Rebased(c: CreateIndex) =>
+        assert(c.newIndices.map(i => i.name -> i.fragments.map(_.toArray.toSeq)) ==
+          Seq("a_idx" -> Some(Seq(1, 2, 3)), "b_idx" -> Some(Seq(1, 3)), "c_idx" -> None))
+        assert(c.removedIndices == mine.removedIndices)
+      case other => fail(s"expected the index to be rebased, got $other")
+    }
+    // The transaction checked is not changed under its holder.
+    assert(mine.newIndices(1).fragments.get.toArray.toSeq == Seq(1, 2, 3))
+    // Nothing indexed was rewritten where the indices cover: ours applies as it is.
+    assert(ConflictRules.check(mine, update(7).copy(newFragments = IndexedSeq.empty, rewriteColumns = true)) == Compatible)
+    assert(ConflictRules.check(mine, inPlace.copy(fieldsModified = IndexedSeq(4))) == Compatible)
+    assert(ConflictRules.check(mine, inPlace.copy(fieldsModified = IndexedSeq.empty)) == Compatible)
+    // The other order: an update over a committed index is compatible (the next manifest prunes it).
+    assert(ConflictRules.check(inPlace, mine) == Compatible)
+  }
+
   test("Rewrite: touched fragments retry; a committed fragment-reuse index needs exactly one new and one removed") {
     assert(retryable(ConflictRules.check(rewrite(1), delete(1))) && ConflictRules.check(rewrite(1), delete(2)) == Compatible)
     assert(retryable(ConflictRules.check(rewrite(1), rewrite(1))) && retryable(ConflictRules.check(rewrite(1), merge)))

@@ -7,8 +7,10 @@ import java.time.Instant
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format.{FileVersion, LanceSchema}
-import io.sparklance.table.{DataFile, FeatureFlags, Fragment, Manifest, ManifestFile, RowIdSource}
-import io.sparklance.table.commit.Operation.{Append, Overwrite}
+import org.roaringbitmap.RoaringBitmap
+
+import io.sparklance.table.{DataFile, FeatureFlags, Fragment, IndexMetadata, Manifest, ManifestFile, RowIdSource}
+import io.sparklance.table.commit.Operation.{Append, CreateIndex, Overwrite, Update}
 import io.sparklance.table.proto.RowIdCodec
 import io.sparklance.testutil.{CommitFixtures, Golden}
 import io.sparklance.util.{Bytes, LanceException}
@@ -103,5 +105,26 @@ class NextManifestSuite extends AnyFunSuite {
     assert(otherFormat.errorClass == "LANCE_INVALID_ARGUMENT")
     val mixed = Overwrite(IndexedSeq(frag(1, minor = 1), frag(1, minor = 2)), schema)
     assert(intercept[LanceException](NextManifest(Some(base), Transaction(1, "u", mixed), ctx())).errorClass == "LANCE_INVALID_ARGUMENT")
+  }
+
+  test("an update that rewrote columns in place takes its fragments out of the indices on those columns") {
+    // transaction.rs build_manifest, Update: prune_updated_fields_from_indices.
+    def index(uuid: Int, name: String, field: Int) = IndexMetadata(f"00000000-0000-0000-0000-$uuid%012d", name, IndexedSeq(field), 1,
+      Some(RoaringBitmap.bitmapOf(0, 1, 2)), "ZoneMapIndexDetails", None, Map("zonemap.lance" -> 10L),
+      scala.collection.immutable.ArraySeq[Byte](8, 100), Some(0), Some(1764000000000L))
+    val base = create(stable = false, frag(10), frag(10), frag(10))
+    val indexed = roundTrip(NextManifest(Some(base), Transaction(1, "u", CreateIndex(IndexedSeq(index(1, "id_idx", 0), index(2, "s_idx", 1)),
+      IndexedSeq.empty)), ctx()))
+    // Column s (field 1) of fragments 0 and 2 rewritten in place, as pylance's update_columns records it.
+    val patched = indexed.fragments.filter(_.id != 1).map(f => f.copy(files = f.files :+ DataFile(s"s${f.id}.lance", IndexedSeq(1), IndexedSeq(0), 2, 2, 50, None)))
+    val update = Update(IndexedSeq.empty, patched, IndexedSeq.empty, IndexedSeq(1), rewriteColumns = true, None, IndexedSeq.empty)
+    val next = roundTrip(NextManifest(Some(indexed), Transaction(2, "u", update), ctx()))
+    assert(next.indices.map(i => i.name -> i.fragments.get.toArray.toSeq) == Seq("id_idx" -> Seq(0, 1, 2), "s_idx" -> Seq(1)))
+    // Everything else of each index is as it was.
+    assert(next.indices.map(_.copy(fragments = None)) == indexed.indices.map(_.copy(fragments = None)))
+    assert(next.fragments == indexed.fragments.map(f => patched.find(_.id == f.id).getOrElse(f)))
+    // No field modified (rows rewritten, or deletions only): the indices are kept as they are.
+    val rows = roundTrip(NextManifest(Some(indexed), Transaction(2, "u", update.copy(fieldsModified = IndexedSeq.empty)), ctx()))
+    assert(rows.indices == indexed.indices)
   }
 }

@@ -14,7 +14,7 @@ import io.sparklance.table.commit.Operation.{Append, Overwrite}
 import org.apache.hadoop.conf.Configuration
 
 import io.sparklance.storage.hadoop.HadoopObjectStore
-import io.sparklance.testutil.{ForwardingStore, Golden}
+import io.sparklance.testutil.{ForwardingStore, Golden, HostileCopies}
 import io.sparklance.testutil.CommitFixtures._
 import io.sparklance.util.{CommitConflictException, CommitStateUnknownException, LanceException}
 
@@ -238,5 +238,32 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
     // Planned at v3: the deletes of v4 and v5 leave it valid.
     assert(c.commit(CommitRequest(Some(3), Append(IndexedSeq.empty))).version == 6)
     assert(new File(copy, "_versions/6.manifest").isFile && pylanceCount(root) == ((6L, 7495L)))
+  }
+
+  test("an overwrite builds its fragments from nothing: the old fragment of the same id lends them none of its fields") {
+    val root = newTable()
+    create(root, 0L until 5)
+    append(root, 1, 5L until 8)
+    // What this writer does not model, on the old fragment 0: metadata, a clustering id, a field of a newer writer.
+    val newer = com.google.protobuf.UnknownFieldSet.newBuilder()
+      .addField(99, com.google.protobuf.UnknownFieldSet.Field.newBuilder().addVarint(1).build()).build()
+    HostileCopies.editManifest(HostileCopies.newestManifest(new File(root))) { m =>
+      m.setFragments(0, m.getFragments(0).toBuilder.putMetadata("origin", "old").setClusteringId(7).setUnknownFields(newer))
+    }
+    val old = HostileCopies.readManifest(HostileCopies.newestManifest(new File(root))).getFragments(0)
+    assert(old.getMetadataCount == 1 && old.getClusteringId == 7 && old.getUnknownFields.hasField(99))
+    val over = new TableCommitter(store, root).commit(CommitRequest(Some(2), Overwrite(IndexedSeq(fragment(store, root, 100L until 104)), schema)))
+    assert(over.version == 3)
+    val fresh = HostileCopies.readManifest(HostileCopies.newestManifest(new File(root)))
+    assert(fresh.getVersion == 3 && fresh.getFragmentsCount == 1)
+    val f = fresh.getFragments(0)
+    assert(f.getId == 0 && f.getPhysicalRows == 4 && f.getFilesCount == 1)
+    assert(f.getMetadataCount == 0 && f.getClusteringId == 0 && f.getUnknownFields.asMap.isEmpty, f)
+    val read = pylanceRead(root)
+    assert(read.version == 3 && read.rows == expected(100L until 104))
+    // An append after it numbers its fragment after every id used: no id, so no old message, is reused.
+    append(root, 3, Seq(200L))
+    assert(Snapshot.open(store, root, None).manifest.fragments.map(_.id) == Seq(0L, 2L))
+    assert(pylanceRead(root).rows == expected((100L until 104) :+ 200L))
   }
 }

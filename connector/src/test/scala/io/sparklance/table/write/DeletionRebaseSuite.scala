@@ -9,17 +9,19 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
-import io.sparklance.testutil.LocalSpark
-import io.sparklance.util.LanceException
+import io.sparklance.testutil.{InPlaceRewrite, LocalSpark}
+import io.sparklance.util.{CommitConflictException, LanceException}
 
 /** Two deletes of the same fragment from the same read version: merged when their rows differ, a conflict when they share one. */
 class DeletionRebaseSuite extends AnyFunSuite with LocalSpark {
 
   private def store = new HadoopObjectStoreFactory(spark.sessionState.newHadoopConf()).create()
 
-  private def table(): String = {
+  /** Rows id 0..29 (and x = 10 * id with `withX`) in three fragments of ten. */
+  private def table(withX: Boolean = false): String = {
     val path = new File(Files.createTempDirectory("lance-rebase").toFile, "t.lance").getPath
-    spark.range(30).coalesce(1).write.format("lance").option("maxRowsPerFile", 10).save(path)
+    val rows = if (withX) spark.range(30).selectExpr("id", "id * 10 AS x") else spark.range(30)
+    rows.coalesce(1).write.format("lance").option("maxRowsPerFile", 10).save(path)
     path
   }
 
@@ -30,7 +32,7 @@ class DeletionRebaseSuite extends AnyFunSuite with LocalSpark {
     val change = RowDeletions.delete(s, at, at.manifest.fragments.find(_.id == id).get, rows)
     val (updated, removed) = change match {
       case FragmentChange.Updated(f, _) => (IndexedSeq(f), IndexedSeq.empty)
-      case FragmentChange.Removed(i) => (IndexedSeq.empty, IndexedSeq(i))
+      case FragmentChange.Removed(f) => (IndexedSeq.empty, IndexedSeq(f.id))
     }
     new TableCommitter(s, at.root).commit(CommitRequest(Some(at.version), Operation.Delete(updated, removed, "test"),
       rebase = if (rebase) Some(new DeletedRows(s, Map(id -> rows), Seq(change))) else None))
@@ -64,5 +66,26 @@ class DeletionRebaseSuite extends AnyFunSuite with LocalSpark {
     val f = intercept[LanceException](delete(w, 0, Seq(7), rebase = false))
     assert(f.errorClass == "LANCE_COMMIT_CONFLICT")
     assert(ids(path) == (0L until 20L).filterNot(_ == 3L))
+  }
+
+  test("deleting every row of a fragment whose column another writer rewrote in place meanwhile is a retryable conflict") {
+    // Lance compares the data files of every fragment a delete changes, those it removes whole
+    // included, with what the delete read (conflict_resolver.rs, check_delete_txn over an
+    // Update): the rows were chosen from values that are no longer the fragment's.
+    val path = table(withX = true)
+    val v = Snapshot.open(store, path, None)
+    val (rewritten, fields) = InPlaceRewrite(path, 1, "x", "lambda i, v: -v", v.version)
+    assert(rewritten == v.version + 1 && fields == Seq(1))
+    val whole = intercept[CommitConflictException](delete(v, 1, 0 until 10))
+    assert(whole.retryable && whole.getMessage.contains("rewrote the data files of fragment 1"), whole.getMessage)
+    // Some of its rows: the same rule, as before.
+    val part = intercept[CommitConflictException](delete(v, 1, Seq(0, 1)))
+    assert(part.retryable && part.getMessage.contains("rewrote the data files of fragment 1"), part.getMessage)
+    assert(Snapshot.open(store, path, None).version == rewritten)
+    val rows = spark.read.format("lance").load(path).collect().map(r => r.getLong(0) -> r.getLong(1)).toSeq.sortBy(_._1)
+    assert(rows == (0L until 30L).map(i => i -> (if (i >= 10 && i < 20) -10 * i else 10 * i)))
+    // Read again after the rewrite, the delete applies.
+    delete(Snapshot.open(store, path, None), 1, 0 until 10)
+    assert(ids(path) == (0L until 10L) ++ (20L until 30L))
   }
 }
