@@ -168,9 +168,10 @@ def _every_version_whole(uri: str, s3_server) -> None:
             ds.to_table()
         except Exception as e:
             raise AssertionError(f"version {v} of {uri} does not read: {e}") from e
-        for index in ds.list_indices():
-            files = fs.get_file_info(pafs.FileSelector(f"{root}/_indices/{index['uuid']}", allow_not_found=True))
-            assert files, f"version {v} names index {index['name']} ({index['uuid']}), whose files are gone"
+        for index in ds.describe_indices():
+            for segment in index.segments:
+                files = fs.get_file_info(pafs.FileSelector(f"{root}/_indices/{segment.uuid}", allow_not_found=True))
+                assert files, f"version {v} names index {index.name} ({segment.uuid}), whose files are gone"
 
 
 def _diff(found: Counter | None, expected: Counter | None) -> str:
@@ -298,7 +299,7 @@ def test_a_write_under_a_fault_commits_once_or_says_so(kind, fault, target, skip
         assert again["ok"], again
         assert _rows(uri, s3_server.pylance_options()) == after
     if kind == "zonemap_append" and outcome["ok"]:
-        assert [i["name"] for i in ds.list_indices()] != []
+        assert [i.name for i in ds.describe_indices()] == ["id_idx"]
     if write.catalog:
         commands.sql(f"DROP TABLE IF EXISTS {name}")
 
@@ -323,12 +324,14 @@ def test_three_applications_append_with_a_tenth_of_manifest_answers_lost(s3_serv
     if the writer was told the state is unknown. Never twice, and any other failure fails the test."""
     uri = f"s3://{s3_server.bucket}/faults/three-{uuid.uuid4().hex[:8]}"
     opts = s3_server.pylance_options()
-    rows, appends = 10, 8
+    rows, appends = 10, 6
     empty = pa.table({"writer": pa.array([], pa.int32()), "seq": pa.array([], pa.int32()), "i": pa.array([], pa.int64())})
     lance.write_dataset(empty, uri, storage_options=opts)
     proxy.clear()
     writers = [Commands(_conf(s3_server, proxy, s3_jars), tmp_path / f"writer-{w}.log") for w in range(3)]
     outcomes: dict[tuple[int, int], dict] = {}
+    # Drawn from the proxy's seeded generator: of the first 18 manifest PUTs (one per append, more
+    # after conflicts), the 13th and the 15th lose their answers, whichever writer sends them.
     rule = proxy.fail(LOSE, MANIFEST, times=None, probability=0.1)
     try:
         for w in writers:
