@@ -74,7 +74,7 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
             case _ =>
               // Created meanwhile by another writer: append to it if it holds the same columns.
               val ours = request.newTable.get.schema
-              if (shape(ours) != shape(m.schema)) throw Errors.createdConcurrently(table, describe(ours), describe(m.schema))
+              if (!joinable(ours, m.schema)) throw Errors.createdConcurrently(table, describe(ours), describe(m.schema))
               readVersion = Some(m.version)
               (request.operation, None)
           }
@@ -136,10 +136,14 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
   }
 
   /**
-   * Field ids, parents, names, types and nullability: what must agree for two writers to share
-   * a table (a write checked against a nullable column may hold nulls for a NOT NULL one).
+   * True if rows written for `ours` may join a table created meanwhile with `theirs`: the same
+   * field ids, parents, names and types, and no field the table declares NOT NULL that ours
+   * lets be null (a write checked against a nullable column may hold nulls).
    */
-  private def shape(s: io.sparklance.format.LanceSchema) = s.flatFields.map(f => (f.id, f.parentId, f.name, f.logicalType, f.nullable))
+  private def joinable(ours: io.sparklance.format.LanceSchema, theirs: io.sparklance.format.LanceSchema): Boolean = {
+    def shape(s: io.sparklance.format.LanceSchema) = s.flatFields.map(f => (f.id, f.parentId, f.name, f.logicalType))
+    shape(ours) == shape(theirs) && ours.flatFields.zip(theirs.flatFields).forall { case (o, t) => t.nullable || !o.nullable }
+  }
   private def describe(s: io.sparklance.format.LanceSchema) =
     s.flatFields.map(f => s"${f.name}:${f.logicalType}${if (f.nullable) "" else " not null"}#${f.id}").mkString("[", ", ", "]")
 

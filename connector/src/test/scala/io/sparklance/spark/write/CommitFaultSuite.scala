@@ -62,6 +62,12 @@ class CommitFaultSuite extends AnyFunSuite with LocalSpark with BeforeAndAfterEa
 
   private def latest(local: String): Seq[Long] = { val vs = pylanceVersions(local); vs(vs.keys.max) }
 
+  /** Catalog table `t` at `uri` holding ids 0 to 19 tagged "a": version 1 creates it, version 2 appends. */
+  private def catalogTable(uri: String, options: String = ""): Unit = {
+    spark.sql(s"CREATE TABLE t (id BIGINT, tag STRING) USING lance LOCATION '$uri' $options")
+    rows(0 until 20, "a").writeTo("t").append()
+  }
+
   private def lanceError(t: Throwable): Option[LanceException] =
     Iterator.iterate(t)(_.getCause).takeWhile(_ != null).collectFirst { case e: LanceException => e }
 
@@ -110,8 +116,7 @@ class CommitFaultSuite extends AnyFunSuite with LocalSpark with BeforeAndAfterEa
   test("DELETE, UPDATE and MERGE whose answer is lost or lies commit once and keep their deletion and data files") {
     for (fault <- Faults) withClue(fault) {
       val (local, uri) = newFolder()
-      spark.sql(s"CREATE TABLE t (id BIGINT, tag STRING) USING lance LOCATION '$uri'")
-      rows(0 until 20, "a").writeTo("t").append()
+      catalogTable(uri)
       StorageFaults.inject(StorageFaults.Manifest, fault)
       spark.sql("DELETE FROM t WHERE id IN (1, 2, 3)")
       StorageFaults.inject(StorageFaults.Manifest, fault)
@@ -131,8 +136,7 @@ class CommitFaultSuite extends AnyFunSuite with LocalSpark with BeforeAndAfterEa
   test("ALTER TABLE and a DELETE answered from statistics report success when their version landed") {
     for (fault <- Faults) withClue(fault) {
       val (local, uri) = newFolder()
-      spark.sql(s"CREATE TABLE t (id BIGINT, tag STRING) USING lance LOCATION '$uri' OPTIONS (maxRowsPerFile '5')")
-      rows(0 until 20, "a").writeTo("t").append()
+      catalogTable(uri, "OPTIONS (maxRowsPerFile '5')")
       StorageFaults.inject(StorageFaults.Manifest, fault)
       spark.sql("ALTER TABLE t ADD COLUMNS (extra INT)")
       assert(spark.table("t").columns.toSeq == Seq("id", "tag", "extra"))
@@ -144,11 +148,22 @@ class CommitFaultSuite extends AnyFunSuite with LocalSpark with BeforeAndAfterEa
     }
   }
 
+  test("a table whose _versions is a file is not taken for no table: the write fails and leaves nothing") {
+    val (local, uri) = newFolder()
+    rows(0 until 5, "a").write.format("lance").save(uri)
+    val versions = new File(local, "_versions")
+    org.apache.commons.io.FileUtils.deleteDirectory(versions)
+    Files.write(versions.toPath, Array[Byte](1, 2, 3))
+    val dataBefore = new File(local, "data").list().toSet
+    val e = intercept[Throwable](rows(5 until 10, "b").write.format("lance").mode("append").save(uri))
+    assert(lanceError(e).exists(_.errorClass == "LANCE_DATASET_NOT_FOUND"), e)
+    assert(versions.isFile && new File(local, "data").list().toSet == dataBefore, "no version 1, and the write's files removed")
+  }
+
   test("a data or deletion file whose write fails fails the statement, with nothing committed and every version whole") {
     for (fault <- Seq(StoredThenLost, NotStored)) withClue(fault) {
       val (local, uri) = newFolder()
-      spark.sql(s"CREATE TABLE t (id BIGINT, tag STRING) USING lance LOCATION '$uri'")
-      rows(0 until 20, "a").writeTo("t").append()
+      catalogTable(uri)
       StorageFaults.inject(StorageFaults.DataFile, fault, times = 100)
       val e = intercept[Throwable](rows(20 until 30, "b").writeTo("t").append())
       assert(lanceError(e).exists(_.errorClass == "LANCE_IO_ERROR"), e)

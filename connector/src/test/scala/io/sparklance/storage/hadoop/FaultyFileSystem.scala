@@ -4,9 +4,7 @@ import java.io.{IOException, OutputStream}
 import java.net.URI
 import java.util.concurrent.atomic.AtomicInteger
 
-import org.apache.hadoop.fs.{CreateFlag, FSDataOutputStream, FSDataOutputStreamBuilder, FileAlreadyExistsException, FileStatus, Path, RawLocalFileSystem}
-import org.apache.hadoop.fs.permission.FsPermission
-import org.apache.hadoop.util.Progressable
+import org.apache.hadoop.fs.{CreateFlag, FSDataOutputStream, FSDataOutputStreamBuilder, FileAlreadyExistsException, Path}
 
 /**
  * Local files under the scheme `faulty:` that commit as S3A does (the conditional-create
@@ -16,9 +14,7 @@ import org.apache.hadoop.util.Progressable
  * then an error (the response lost for good), or refused before anything is stored (503).
  * Register with `fs.faulty.impl`; paths are local paths under `faulty://`.
  */
-final class FaultyFileSystem extends RawLocalFileSystem {
-  override def getUri: URI = URI.create("faulty:///")
-  override def getScheme: String = "faulty"
+final class FaultyFileSystem extends LocalFileSystemAs(URI.create("faulty:///")) {
 
   override def hasPathCapability(path: Path, capability: String): Boolean =
     capability == WriteProtocol.ConditionalCreate || super.hasPathCapability(path, capability)
@@ -32,20 +28,7 @@ final class FaultyFileSystem extends RawLocalFileSystem {
       FaultyFileSystem.this.create(p, getPermission, getFlags.contains(CreateFlag.OVERWRITE), getBufferSize, getReplication, getBlockSize, getProgress)
   }
 
-  // As NoAtomicFileSystem: local statuses read permissions through java.io.File(uri), which takes only file: URIs.
-  override def listStatus(f: Path): Array[FileStatus] =
-    super.listStatus(f).map(s => new FileStatus(s.getLen, s.isDirectory, 1, s.getBlockSize, s.getModificationTime, s.getPath))
-
-  // The local file system answers create(path, overwrite) through its own overload, not the one with permissions.
-  override def create(f: Path, overwrite: Boolean, bufferSize: Int, replication: Short, blockSize: Long,
-      progress: Progressable): FSDataOutputStream =
-    faulty(f, super.create(f, overwrite, bufferSize, replication, blockSize, progress))
-
-  override def create(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int, replication: Short,
-      blockSize: Long, progress: Progressable): FSDataOutputStream =
-    faulty(f, super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress))
-
-  private def faulty(f: Path, out: FSDataOutputStream): FSDataOutputStream = {
+  override protected def created(f: Path, out: FSDataOutputStream): FSDataOutputStream = {
     val fault = StorageFaults.take(f.toUri.getPath)
     if (fault.isEmpty) out
     else new FSDataOutputStream(new OutputStream {

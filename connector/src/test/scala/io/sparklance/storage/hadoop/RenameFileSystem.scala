@@ -5,10 +5,7 @@ import java.net.URI
 import java.util.concurrent.ConcurrentHashMap
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{DelegateToFileSystem, FSDataOutputStream, FileAlreadyExistsException, FileStatus, Path,
-  RawLocalFileSystem, StreamCapabilities, Syncable}
-import org.apache.hadoop.fs.permission.FsPermission
-import org.apache.hadoop.util.Progressable
+import org.apache.hadoop.fs.{DelegateToFileSystem, FSDataOutputStream, FileAlreadyExistsException, Path, StreamCapabilities, Syncable}
 
 /**
  * Local files posing as HDFS for the commit tests (the tests have no NameNode): the scheme is
@@ -19,24 +16,9 @@ import org.apache.hadoop.util.Progressable
  * off, is told), by [[StorageFaults]]'s rules on the rename's target. Configure both
  * `fs.hdfs.impl` and `fs.AbstractFileSystem.hdfs.impl`; paths are `hdfs://test/<local path>`.
  */
-final class RenameFileSystem extends RawLocalFileSystem {
-  override def getUri: URI = URI.create("hdfs://test")
-  override def getScheme: String = "hdfs"
+final class RenameFileSystem extends LocalFileSystemAs(URI.create("hdfs://test")) {
 
-  // As NoAtomicFileSystem: local statuses read permissions through java.io.File(uri), which takes only file: URIs.
-  override def listStatus(f: Path): Array[FileStatus] =
-    super.listStatus(f).map(s => new FileStatus(s.getLen, s.isDirectory, 1, s.getBlockSize, s.getModificationTime, s.getPath))
-
-  // The local file system answers create(path, overwrite) through its own overload, not the one with permissions.
-  override def create(f: Path, overwrite: Boolean, bufferSize: Int, replication: Short, blockSize: Long,
-      progress: Progressable): FSDataOutputStream =
-    recording(f, super.create(f, overwrite, bufferSize, replication, blockSize, progress))
-
-  override def create(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int, replication: Short,
-      blockSize: Long, progress: Progressable): FSDataOutputStream =
-    recording(f, super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress))
-
-  private def recording(f: Path, out: FSDataOutputStream): FSDataOutputStream = {
+  override protected def created(f: Path, out: FSDataOutputStream): FSDataOutputStream = {
     val path = f.toUri.getPath
     new FSDataOutputStream(new OutputStream with Syncable with StreamCapabilities {
       private var dirty = false

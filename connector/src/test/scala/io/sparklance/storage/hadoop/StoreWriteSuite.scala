@@ -95,8 +95,10 @@ class StoreWriteSuite extends AnyFunSuite {
     val dir = freshDir()
     val file = new File(dir, "plain")
     Files.write(file.toPath, bytes(3, 0))
-    // A file where a parent folder should be.
+    // A file where a parent folder should be. The create-if-absent says nothing was written:
+    // a commit that meets it has definitely not happened (not LANCE_COMMIT_STATE_UNKNOWN).
     assert(errorClass(store.putIfAbsent(new File(file, "x").getPath, bytes(3, 1))) == "LANCE_IO_ERROR")
+    intercept[io.sparklance.util.NothingWrittenException](store.putIfAbsent(new File(file, "x").getPath, bytes(3, 1)))
     assert(errorClass(store.create(new File(file, "x").getPath)) == "LANCE_IO_ERROR")
     new File(dir, "full/inner").mkdirs()
     assert(errorClass(store.delete(new File(dir, "full").getPath)) == "LANCE_IO_ERROR") // a non-empty folder

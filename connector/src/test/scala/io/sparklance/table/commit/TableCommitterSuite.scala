@@ -211,6 +211,18 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
       io.sparklance.testutil.ArrowData.field("id", new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true)))), "t")
     val e = intercept[CommitConflictException](c.commit(CommitRequest(None, Append(IndexedSeq(mine)), newTable = Some(NewTable(other, FileVersion.V2_2, false)))))
     assert(!e.retryable && e.getMessage.contains("id:int32#0"))
+    // The same columns, but the table created meanwhile declares id NOT NULL: rows checked
+    // against a nullable id may hold nulls, so they do not join it.
+    val notNull = io.sparklance.format.LanceSchema.fromArrow(new org.apache.arrow.vector.types.pojo.Schema(java.util.List.of(
+      io.sparklance.testutil.ArrowData.required("id", new org.apache.arrow.vector.types.pojo.ArrowType.Int(64, true)),
+      io.sparklance.testutil.ArrowData.field("s", org.apache.arrow.vector.types.pojo.ArrowType.Utf8.INSTANCE))), "t")
+    val strict = newTable()
+    new TableCommitter(store, strict).commit(CommitRequest(None, Append(IndexedSeq(fragment(store, strict, Seq(1L)))),
+      newTable = Some(NewTable(notNull, FileVersion.V2_2, false))))
+    val n = intercept[CommitConflictException](new TableCommitter(store, strict).commit(CommitRequest(None,
+      Append(IndexedSeq(fragment(store, strict, Seq(2L)))), newTable = Some(NewTable(schema, FileVersion.V2_2, false)))))
+    assert(!n.retryable && n.getMessage.contains("id:int64 not null#0"), n.getMessage)
+    assert(pylanceRead(strict).rows == expected(Seq(1L)))
   }
 
   test("a table named the V1 way keeps its naming; a V2 one written by pylance gets our versions") {
