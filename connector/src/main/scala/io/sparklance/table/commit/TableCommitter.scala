@@ -222,7 +222,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
    * through), and an exception may follow a stored file. So the version is read back: naming
    * our transaction it is ours (created), naming another it is taken (already exists), absent
    * the put is tried again. When that cannot be established the commit's state is unknown.
-   * A failure the store reports as "nothing was written" is final. Nothing is deleted here.
+   * A failure the store reports as "nothing was written" is final, unless an earlier try's
+   * outcome is still open. Nothing is deleted here.
    * (Lance fixed the same trust in its own commit: lance-format/lance#8123.)
    */
   private def put(path: String, bytes: Array[Byte], version: Long, uuid: String): PutResult = {
@@ -233,7 +234,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
       val answer =
         try Right(store.putIfAbsent(path, bytes))
         catch {
-          case e: NothingWrittenException => throw e
+          // Final only while no earlier try of this put may still land (a request delayed in flight).
+          case e: NothingWrittenException if lastError.isEmpty => throw e
           case NonFatal(e) => Left(e)
         }
       if (answer == Right(PutResult.Created)) return PutResult.Created

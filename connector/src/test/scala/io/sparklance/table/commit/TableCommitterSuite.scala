@@ -180,6 +180,10 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
     val e = intercept[LanceException](append(root, 1, Seq(1L), s = refused))
     assert(e.errorClass == "LANCE_IO_ERROR" && refused.puts == 1)
     assert(Snapshot.listVersions(store, root).map(_._1) == Seq(1))
+    // After a try whose outcome is open (its request may still land), "nothing written" settles nothing.
+    val late = new FaultyStore((i, _) =>
+      if (i == 1) throw new IOException("timeout") else throw io.sparklance.util.Errors.nothingWritten("x", "creating the file", new IOException("read-only")))
+    intercept[CommitStateUnknownException](append(root, 1, Seq(1L), s = late))
   }
 
   test("losing every race gives a retryable conflict after the configured retries; each rival landed") {
