@@ -37,12 +37,7 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
   }
 
   private def fileSystemOf(path: Path): FileSystem =
-    try path.getFileSystem(conf) match {
-      // Lance files carry no Hadoop .crc side files; the checksumming wrapper of the local
-      // file system would only slow every read down (about 3x), so read the raw one.
-      case local: org.apache.hadoop.fs.LocalFileSystem => local.getRawFileSystem
-      case other => other
-    }
+    try HadoopObjectStore.withoutChecksums(path.getFileSystem(conf))
     catch {
       // No implementation registered for the scheme, or the configured class (fs.s3a.impl
       // is in Hadoop's defaults) is not on the classpath: Configuration.getClass wraps the
@@ -250,6 +245,16 @@ object HadoopObjectStore {
       case other => s"Add a Hadoop file system for '$other' to the classpath, or set fs.$other.impl."
     }
     Errors.fileSystemMissing(path.toString, scheme, jars, cause)
+  }
+
+  /**
+   * The raw local file system under Hadoop's checksumming wrapper, any other as it is: Lance
+   * files carry no Hadoop .crc side files, and the wrapper would only slow every read down
+   * (about 3x); writes go through the raw one's files ([[LocalWrites]]).
+   */
+  private[hadoop] def withoutChecksums(fs: FileSystem): FileSystem = fs match {
+    case local: org.apache.hadoop.fs.LocalFileSystem => local.getRawFileSystem
+    case other => other
   }
 
   /** Maps Lance's URI schemes to Hadoop's: `s3://` and `s3n://` go through S3A. */

@@ -3,7 +3,7 @@ package io.sparklance.storage.hadoop
 import java.io.IOException
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FSDataOutputStream, FileContext, FileSystem, LocalFileSystem, Path, RawLocalFileSystem, StreamCapabilities}
+import org.apache.hadoop.fs.{FSDataOutputStream, FileContext, FileSystem, Path, RawLocalFileSystem, StreamCapabilities}
 
 import io.sparklance.storage.{FileSink, PutResult}
 import io.sparklance.util.Errors
@@ -46,10 +46,7 @@ private[hadoop] object WriteProtocol {
       case local: RawLocalFileSystem if scheme == "file" => new LocalWrites(local)
       case _ if scheme == "viewfs" =>
         val real = mounted(fs, target)
-        val realFs = real.getFileSystem(conf) match {
-          case local: LocalFileSystem => local.getRawFileSystem
-          case other => other
-        }
+        val realFs = HadoopObjectStore.withoutChecksums(real.getFileSystem(conf))
         if (Option(real.toUri.getScheme).contains("viewfs"))
           new PlainWrites(fs, scheme, s"$target is not below a mount point of its viewfs mount table")
         else new Mounted(of(realFs, real, conf), real)
