@@ -72,7 +72,7 @@ object RowVersionStamps {
           if (inRange) {
             val rows = RowIdCodec.decode(bytes, f.physicalRows, s"$where: row ids")
             lazy val versions: Option[RowVersions] = f.createdAtVersions.collect {
-              case RowIdSource.Inline(b) => RowVersionCodec.decode(b, s"$where: created-at versions")
+              case RowIdSource.Inline(b) => RowVersionCodec.decode(b, f.physicalRows, s"$where: created-at versions")
             }
             var i = 0
             while (i < rows.length) {

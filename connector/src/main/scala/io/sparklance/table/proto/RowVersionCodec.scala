@@ -32,8 +32,12 @@ final class RowVersions private[proto] (ends: Array[Long], versions: Array[Long]
 object RowVersionCodec {
   import RowIdProtos.{RowDatasetVersionRun, RowDatasetVersionSequence, U64Segment}
 
-  /** The runs of a serialized RowDatasetVersionSequence (`where` names it for errors). */
-  def decode(bytes: Array[Byte], where: String): RowVersions = {
+  /**
+   * The runs of a serialized RowDatasetVersionSequence of a fragment of `rows` rows (`where`
+   * names it for errors). Runs are counted no further than the fragment's rows, so a span read
+   * from a hostile manifest (each range may name two billion positions) cannot keep this long.
+   */
+  def decode(bytes: Array[Byte], rows: Long, where: String): RowVersions = {
     val seq =
       try RowDatasetVersionSequence.parseFrom(bytes)
       catch { case e: InvalidProtocolBufferException => throw Errors.corruptProto(where, -1, "RowDatasetVersionSequence", e) }
@@ -42,7 +46,10 @@ object RowVersionCodec {
     val ends = new Array[Long](runs.length)
     var end = 0L
     runs.indices.foreach { i =>
-      end += RowIdCodec.values(runs(i).getSpan, where).size
+      val left = rows - end
+      val n = RowIdCodec.values(runs(i).getSpan, where).take(math.min(left + 1, Int.MaxValue.toLong).toInt).size
+      if (n > left) throw Errors.corrupt(where, s"version run $i covers rows past the fragment's $rows")
+      end += n
       ends(i) = end
     }
     // Empty runs cover no row; dropping them keeps the run ends strictly increasing for the search.

@@ -87,7 +87,7 @@ class NextManifestSuite extends AnyFunSuite {
   /** Each row's (created-at, last-updated-at) version in `f`. */
   private def rowVersions(f: Fragment): Seq[(Long, Long)] = {
     def of(s: Option[RowIdSource]) = {
-      val v = RowVersionCodec.decode(s.get.asInstanceOf[RowIdSource.Inline].bytes, "t")
+      val v = RowVersionCodec.decode(s.get.asInstanceOf[RowIdSource.Inline].bytes, f.physicalRows, "t")
       assert(v.rows == f.physicalRows)
       (0L until f.physicalRows).map(i => v.at(i).get)
     }
@@ -124,8 +124,16 @@ class NextManifestSuite extends AnyFunSuite {
     // bitmap, bits e1 03 and dd 03) at version 1, then 3 rows at version 2.
     val bytes = Array(10, 12, 10, 8, 26, 6, 16, 10, 26, 2, 225, 3, 16, 1, 10, 12, 10, 8, 26, 6, 16, 10, 26, 2, 221, 3, 16, 1,
       10, 8, 10, 4, 10, 2, 16, 3, 16, 2).map(_.toByte)
-    val v = RowVersionCodec.decode(bytes, "t")
+    val v = RowVersionCodec.decode(bytes, 17, "t")
     assert(v.rows == 17 && (0L until 17L).map(i => v.at(i).get) == Seq.fill(14)(1L) ++ Seq.fill(3)(2L) && v.at(17).isEmpty)
+    // Runs that name more positions than the fragment has rows are refused, without counting them all.
+    val e = intercept[LanceException](RowVersionCodec.decode(bytes, 16, "t"))
+    assert(e.errorClass == "LANCE_CORRUPT_FILE" && e.getMessage.contains("past the fragment's 16"), e.getMessage)
+    val huge = (1 to 1000).foldLeft(io.sparklance.table.proto.RowIdProtos.RowDatasetVersionSequence.newBuilder())((b, _) =>
+      b.addRuns(io.sparklance.table.proto.RowIdProtos.RowDatasetVersionRun.newBuilder().setVersion(1).setSpan(
+        io.sparklance.table.proto.RowIdProtos.U64Segment.newBuilder().setRange(
+          io.sparklance.table.proto.RowIdProtos.U64Segment.Range.newBuilder().setStart(0).setEnd(Int.MaxValue))))).build().toByteArray
+    assert(intercept[LanceException](RowVersionCodec.decode(huge, 17, "t")).errorClass == "LANCE_CORRUPT_FILE")
   }
 
   test("an overwrite replaces schema and fragments, drops indices, upserts config; the config flag follows") {
