@@ -62,8 +62,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
       val duplicate = for (app <- request.appTransaction; (m, _) <- base if recorded(m, app)) yield m.version
       if (duplicate.isDefined) {
         // The record may be our own: a version an earlier attempt of this call wrote.
-        checked.ownVersion(manifests).foreach(v => return CommitOutcome(v, attempt, duplicate = false))
-        return CommitOutcome(duplicate.get, attempt, duplicate = true)
+        val own = checked.ownVersion(manifests)
+        return CommitOutcome(own.getOrElse(duplicate.get), attempt, duplicate = own.isEmpty)
       }
 
       val (operation, newTable) = (readVersion, base) match {
@@ -189,8 +189,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
      */
     def checkUpTo(read: Long, latest: Long, operation: Operation, names: Map[Long, String]): Either[Long, Operation] = {
       var mine = operation
-      val from = math.max(read, upTo) + 1
-      (from to latest).foreach { v =>
+      var v = math.max(read, upTo) + 1
+      while (v <= latest) {
         val name = names.getOrElse(v, throw Errors.versionNotFound(table, v, names.keys.toSeq.sorted))
         val (m, bytes) = load(v, name)
         val theirs = transactionOf(m, bytes).getOrElse(throw Errors.commitConflict(table, mine.name, read, "commit", v,
@@ -209,6 +209,7 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
               .fold(cannot => throw conflict(s"$why, and $cannot", retryable = true), identity)
         }
         upTo = v
+        v += 1
       }
       Right(mine)
     }
