@@ -11,11 +11,16 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-__all__ = ["configure", "jar_path", "SESSION_CATALOG"]
+__all__ = ["configure", "jar_path", "SESSION_CATALOG", "PROCEDURE_CATALOG"]
 
 #: The session catalog that creates, replaces and time-travels Lance tables by name, and hands
 #: every other table to Spark's built-in catalog.
 SESSION_CATALOG = "io.sparklance.spark.catalog.LanceSessionCatalog"
+
+#: The catalog registered as ``lance``: it holds only the Lance procedures, so that
+#: ``CALL lance.system.<name>(table => 'db.t' or a path, ...)`` works whatever the session's
+#: catalogs are.
+PROCEDURE_CATALOG = "io.sparklance.spark.procedures.LanceProcedureCatalog"
 
 
 def jar_path() -> str:
@@ -39,7 +44,8 @@ def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
     Any jars already set with ``spark.jars`` are kept. The session catalog
     (``spark.sql.catalog.spark_catalog``) is set unless the builder already names one: a session
     that also uses Delta or Iceberg's session catalog keeps it, and Lance tables are then read
-    and written through the DataFrame API or a ``LanceCatalog``.
+    and written through the DataFrame API or a ``LanceCatalog``. The procedure catalog
+    ``lance`` is registered unless the builder already names a catalog ``lance``.
     """
     if not isinstance(builder, SparkSession.Builder):
         raise TypeError(
@@ -51,4 +57,6 @@ def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
     builder = builder.config("spark.jars", jars)
     if "spark.sql.catalog.spark_catalog" not in builder._options:  # noqa: SLF001
         builder = builder.config("spark.sql.catalog.spark_catalog", SESSION_CATALOG)
+    if "spark.sql.catalog.lance" not in builder._options:  # noqa: SLF001
+        builder = builder.config("spark.sql.catalog.lance", PROCEDURE_CATALOG)
     return builder

@@ -4,8 +4,8 @@ import org.apache.spark.sql.SparkSession
 import org.scalatest.{BeforeAndAfterAll, Suite}
 
 /**
- * A local SparkSession shared by the tests of one suite, with the Lance session catalog (as
- * pyspark_lance.configure sets it) and a warehouse in a temporary folder.
+ * A local SparkSession shared by the tests of one suite, with the Lance session catalog and the
+ * procedure catalog `lance` (as pyspark_lance.configure sets them) and a warehouse in a temporary folder.
  */
 trait LocalSpark extends BeforeAndAfterAll { self: Suite =>
   @transient protected var spark: SparkSession = _
@@ -23,6 +23,7 @@ trait LocalSpark extends BeforeAndAfterAll { self: Suite =>
       .config("spark.sql.shuffle.partitions", "2")
       .config("spark.sql.session.timeZone", "UTC")
       .config("spark.sql.catalog.spark_catalog", "io.sparklance.spark.catalog.LanceSessionCatalog")
+      .config("spark.sql.catalog.lance", "io.sparklance.spark.procedures.LanceProcedureCatalog")
       .config("spark.sql.warehouse.dir", java.nio.file.Files.createTempDirectory("spark-warehouse").toUri.toString)
       .getOrCreate()
   }

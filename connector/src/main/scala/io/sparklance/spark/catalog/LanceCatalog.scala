@@ -12,6 +12,7 @@ import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.{LanceSparkException, LanceTable}
+import io.sparklance.spark.procedures.ServesLanceProcedures
 import io.sparklance.storage.{ObjectStore, Paths}
 import io.sparklance.table.Snapshot
 import io.sparklance.util.Errors
@@ -28,7 +29,7 @@ import io.sparklance.util.Errors
  * path outside the warehouse; dropping such a table removes its name only, never its data.
  * Dropping a table under the warehouse deletes its folder.
  */
-class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
+class LanceCatalog extends StagingTableCatalog with SupportsNamespaces with ServesLanceProcedures {
 
   private var catalogName: String = _
   private var warehouse: String = _

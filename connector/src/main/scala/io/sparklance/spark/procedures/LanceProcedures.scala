@@ -1,0 +1,46 @@
+package io.sparklance.spark.procedures
+
+import java.util.Locale
+
+import org.apache.spark.sql.connector.catalog.{Identifier, ProcedureCatalog}
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
+
+import io.sparklance.spark.LanceSparkException
+import io.sparklance.util.Errors
+
+/**
+ * The procedures of namespace `system`, as every Lance catalog serves them (both of ours and
+ * the procedure-only catalog `pyspark_lance.configure` registers as `lance`), in the manner of
+ * Iceberg's `CALL <catalog>.system.<name>`.
+ */
+object LanceProcedures {
+  val Namespace = "system"
+
+  private val all: Map[String, ProcedureContext => LanceProcedure] = Map(
+  )
+
+  def names: Seq[String] = all.keys.toSeq.sorted
+
+  /** The procedure `ident` names, as served by `catalog` (whose tables its names resolve in; None: the session's). */
+  def load(ident: Identifier, catalog: Option[String]): UnboundProcedure = LanceSparkException.boundary {
+    val ns = ident.namespace().toSeq
+    val name = ident.name().toLowerCase(Locale.ROOT)
+    all.get(name).filter(_ => ns.map(_.toLowerCase(Locale.ROOT)) == Seq(Namespace)).map(_(ProcedureContext(name, catalog)))
+      .getOrElse(throw Errors.invalidArgument(
+        s"no Lance procedure ${(ns :+ ident.name()).mkString(".")}; the procedures are ${names.map(n => s"$Namespace.$n").mkString(", ")}"))
+  }
+
+  def list(namespace: Array[String]): Array[Identifier] =
+    if (namespace.toSeq.map(_.toLowerCase(Locale.ROOT)) == Seq(Namespace)) names.map(n => Identifier.of(Array(Namespace), n)).toArray
+    else Array.empty
+}
+
+/**
+ * A catalog that serves the Lance procedures. `tablesCatalog`: the catalog a table name given
+ * to them resolves in when it names none (None: the session's current catalog).
+ */
+trait ServesLanceProcedures extends ProcedureCatalog {
+  protected def tablesCatalog: Option[String] = Some(name())
+  override def loadProcedure(ident: Identifier): UnboundProcedure = LanceProcedures.load(ident, tablesCatalog)
+  override def listProcedures(namespace: Array[String]): Array[Identifier] = LanceProcedures.list(namespace)
+}
