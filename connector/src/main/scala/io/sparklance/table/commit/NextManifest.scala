@@ -67,8 +67,9 @@ object NextManifest {
           .orElse(ctx.newTable.map(_.fileVersion).filter(_ => base.isEmpty))
           .orElse(base.flatMap(_.fileVersion(where)))
           .getOrElse(FileVersion.V2_2)
-        // New fragments from nothing: ids restart at 0, so the base's fragment of the same id is another fragment.
-        val start = base.fold(emptyTable(ctx))(ManifestCodec.withoutFragmentMessages)
+        // New fragments and schema from nothing: ids restart at 0, so the base's fragment or field
+        // of the same id is another one.
+        val start = base.fold(emptyTable(ctx))(ManifestCodec.withoutContentMessages)
         finish(start.copy(
           schema = schema,
           fragments = added.sortBy(_.id),

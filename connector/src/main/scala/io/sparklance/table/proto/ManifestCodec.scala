@@ -147,14 +147,16 @@ object ManifestCodec {
     }
 
   /**
-   * `m` without the fragment messages it was read with, for a manifest whose fragments are all
-   * new (an Overwrite's): [[encodeManifest]] builds a fragment over the message of the same id,
-   * which must not lend a new fragment the old one's fields (its metadata, clustering id, fields
-   * of newer writers). Rust builds an Overwrite's fragments from the transaction alone
-   * (rust/lance/src/dataset/transaction.rs, build_manifest).
+   * `m` without the fragment and schema messages it was read with, for a manifest whose content
+   * is all new (an Overwrite's): [[encodeManifest]] builds a fragment over the message of the
+   * same id, and a field over the message of the same id and type, which must not lend the new
+   * ones the old ones' fields (a fragment's metadata or clustering id, a field's primary-key
+   * flag or encoding, fields of newer writers). Rust builds an Overwrite's fragments and schema
+   * from the transaction alone (rust/lance/src/dataset/transaction.rs, build_manifest).
    */
-  def withoutFragmentMessages(m: Manifest): Manifest =
-    m.copy(message = new ManifestMessage(m.message.manifest.toBuilder.clearFragments().build(), m.message.indexSection))
+  def withoutContentMessages(m: Manifest): Manifest =
+    m.copy(message = new ManifestMessage(m.message.manifest.toBuilder.clearFragments().clearFields().clearSchemaMetadata().build(),
+      m.message.indexSection))
 
   private def bitmapBytes(b: org.roaringbitmap.RoaringBitmap): ByteString = {
     val out = java.nio.ByteBuffer.allocate(b.serializedSizeInBytes())

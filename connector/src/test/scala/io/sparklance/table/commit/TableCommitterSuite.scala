@@ -256,7 +256,7 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(new File(copy, "_versions/6.manifest").isFile && pylanceCount(root) == ((6L, 7495L)))
   }
 
-  test("an overwrite builds its fragments from nothing: the old fragment of the same id lends them none of its fields") {
+  test("an overwrite builds its fragments and schema from nothing: the old fragment or field of the same id lends them none of its fields") {
     val root = newTable()
     create(root, 0L until 5)
     append(root, 1, 5L until 8)
@@ -264,10 +264,14 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
     val newer = com.google.protobuf.UnknownFieldSet.newBuilder()
       .addField(99, com.google.protobuf.UnknownFieldSet.Field.newBuilder().addVarint(1).build()).build()
     HostileCopies.editManifest(HostileCopies.newestManifest(new File(root))) { m =>
-      m.setFragments(0, m.getFragments(0).toBuilder.putMetadata("origin", "old").setClusteringId(7).setUnknownFields(newer))
+        m.setFragments(0, m.getFragments(0).toBuilder.putMetadata("origin", "old").setClusteringId(7).setUnknownFields(newer))
+      // ... and on the old field 0 (same id and type as the new schema's): a primary-key flag, a field of a newer writer.
+      m.setFields(0, m.getFields(0).toBuilder.setUnenforcedPrimaryKey(true).setUnknownFields(newer))
     }
-    val old = HostileCopies.readManifest(HostileCopies.newestManifest(new File(root))).getFragments(0)
+    val oldManifest = HostileCopies.readManifest(HostileCopies.newestManifest(new File(root)))
+    val old = oldManifest.getFragments(0)
     assert(old.getMetadataCount == 1 && old.getClusteringId == 7 && old.getUnknownFields.hasField(99))
+    assert(oldManifest.getFields(0).getUnenforcedPrimaryKey && oldManifest.getFields(0).getUnknownFields.hasField(99))
     val over = new TableCommitter(store, root).commit(CommitRequest(Some(2), Overwrite(IndexedSeq(fragment(store, root, 100L until 104)), schema)))
     assert(over.version == 3)
     val fresh = HostileCopies.readManifest(HostileCopies.newestManifest(new File(root)))
@@ -275,6 +279,7 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
     val f = fresh.getFragments(0)
     assert(f.getId == 0 && f.getPhysicalRows == 4 && f.getFilesCount == 1)
     assert(f.getMetadataCount == 0 && f.getClusteringId == 0 && f.getUnknownFields.asMap.isEmpty, f)
+    assert(!fresh.getFields(0).getUnenforcedPrimaryKey && fresh.getFields(0).getUnknownFields.asMap.isEmpty, fresh.getFields(0))
     val read = pylanceRead(root)
     assert(read.version == 3 && read.rows == expected(100L until 104))
     // An append after it numbers its fragment after every id used: no id, so no old message, is reused.
