@@ -85,6 +85,7 @@ final class ProcedureArgs(context: ProcedureContext, params: Seq[LanceProcedure.
   def long(name: String): Option[Long] = present(name).map(i => input.getLong(i))
   def int(name: String): Option[Int] = present(name).map(i => input.getInt(i))
   def boolean(name: String): Option[Boolean] = present(name).map(i => input.getBoolean(i))
+  def double(name: String): Option[Double] = present(name).map(i => input.getDouble(i))
 
   /** A timestamp argument, in microseconds since the epoch (Spark's TIMESTAMP). */
   def timestampMicros(name: String): Option[Long] = present(name).map(i => input.getLong(i))

@@ -17,6 +17,7 @@ object LanceProcedures {
   val Namespace = "system"
 
   private val all: Map[String, ProcedureContext => LanceProcedure] = Map(
+    "compact" -> (new CompactProcedure(_)),
   )
 
   def names: Seq[String] = all.keys.toSeq.sorted

@@ -3,8 +3,8 @@ package io.sparklance.table.commit
 import java.time.Instant
 
 import io.sparklance.format.FileVersion
-import io.sparklance.table.{FeatureFlags, Fragment, Manifest, RowIdSource, WriterVersion}
-import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Merge, Overwrite, Project, Update, UpdateConfig}
+import io.sparklance.table.{FeatureFlags, Fragment, IndexMetadata, Manifest, RowIdSource, WriterVersion}
+import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Merge, Overwrite, Project, Rewrite, Update, UpdateConfig}
 import io.sparklance.table.proto.{ManifestCodec, ManifestMessage, RowIdCodec}
 import io.sparklance.util.Errors
 
@@ -94,6 +94,7 @@ object NextManifest {
           u.entries.foldLeft(start) { case (c, (k, v)) => v.fold(c - k)(c.updated(k, _)) }
         })
       }
+      case r: Rewrite => changed("a Rewrite")(b => RewriteManifest(b, r, placeNew(b, _, version, where)._1))
       case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
     }
   }

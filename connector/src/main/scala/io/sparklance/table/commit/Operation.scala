@@ -51,9 +51,15 @@ object Operation {
 
   final case class CreateIndex(newIndices: IndexedSeq[IndexMetadata], removedIndices: IndexedSeq[IndexMetadata]) extends Operation
 
-  /** Compaction: each group's old fragments replaced by new ones. */
+  /**
+   * Compaction: each group's old fragments (as the writer read them) replaced by new ones, whose
+   * ids are assigned at commit (0) or reserved before (pylance reserves them).
+   */
   final case class Rewrite(groups: IndexedSeq[RewriteGroup]) extends Operation
-  final case class RewriteGroup(oldFragmentIds: IndexedSeq[Long], newFragmentIds: IndexedSeq[Long])
+  final case class RewriteGroup(oldFragments: IndexedSeq[Fragment], newFragments: IndexedSeq[Fragment]) {
+    def oldFragmentIds: IndexedSeq[Long] = oldFragments.map(_.id)
+    def newFragmentIds: IndexedSeq[Long] = newFragments.map(_.id)
+  }
 
   /**
    * Columns added: the whole new fragment list and schema (field ids of the schema kept). An

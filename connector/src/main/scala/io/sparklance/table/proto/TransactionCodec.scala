@@ -85,7 +85,7 @@ object TransactionCodec {
         if (r.getGroupsCount > 0) r.getGroupsList.asScala.map(g => (g.getOldFragmentsList, g.getNewFragmentsList)).toIndexedSeq
         else if (r.getOldFragmentsCount > 0 || r.getNewFragmentsCount > 0) IndexedSeq((r.getOldFragmentsList, r.getNewFragmentsList))
         else IndexedSeq.empty
-      Rewrite(groups.map { case (o, n) => RewriteGroup(o.asScala.map(_.getId).toIndexedSeq, n.asScala.map(_.getId).toIndexedSeq) })
+      Rewrite(groups.map { case (o, n) => RewriteGroup(fragments(o, where), fragments(n, where)) })
     case Pb.OperationCase.MERGE =>
       val m = t.getMerge
       Merge(fragments(m.getFragmentsList, where), FileMetadataCodec.schema(m.getSchemaList.asScala.toSeq, m.getSchemaMetadataMap, where),
@@ -220,6 +220,13 @@ object TransactionCodec {
           cb.setConfigUpdates(ub)
         }
         b.setUpdateConfig(cb)
+      case Rewrite(groups) if raw.isEmpty =>
+        // Groups only (field 3), as Rust writes them; the flat form (1, 2) is for old readers.
+        b.setRewrite(Pb.Rewrite.newBuilder().addAllGroups(groups.map { g =>
+          Pb.Rewrite.RewriteGroup.newBuilder()
+            .addAllOldFragments(g.oldFragments.map(ManifestCodec.encodeFragment(_, None)).asJava)
+            .addAllNewFragments(g.newFragments.map(ManifestCodec.encodeFragment(_, None)).asJava).build()
+        }.asJava))
       case CreateIndex(added, removed) if raw.isEmpty =>
         b.setCreateIndex(Pb.CreateIndex.newBuilder()
           .addAllNewIndices(added.map(ManifestCodec.buildIndex).asJava)

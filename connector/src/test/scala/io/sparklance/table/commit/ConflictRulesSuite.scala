@@ -21,7 +21,7 @@ class ConflictRulesSuite extends AnyFunSuite {
   private def delete(ids: Long*) = Delete(ids.map(frag).toIndexedSeq, IndexedSeq.empty, "x > 1")
   private def update(ids: Long*) = Update(IndexedSeq.empty, ids.map(frag).toIndexedSeq, IndexedSeq(frag(0)), IndexedSeq(1), rewriteColumns = false,
     insertedRows = None, IndexedSeq.empty)
-  private def rewrite(ids: Long*) = Rewrite(IndexedSeq(RewriteGroup(ids.toIndexedSeq, IndexedSeq(99))))
+  private def rewrite(ids: Long*) = Rewrite(IndexedSeq(RewriteGroup(ids.map(frag).toIndexedSeq, IndexedSeq(frag(99)))))
   private val createIndex = CreateIndex(IndexedSeq(index("a_idx", Seq(0), Some(Seq(1, 2)))), IndexedSeq.empty)
   private def config(entries: (String, Option[String])*) = UpdateConfig(Some(MapUpdate(entries.toMap, replace = false)), None, None, Map.empty)
   private val memWal = UpdateMemWalState(IndexedSeq("s1" -> 3L))

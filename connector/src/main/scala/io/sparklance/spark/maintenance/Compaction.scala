@@ -1,0 +1,136 @@
+package io.sparklance.spark.maintenance
+
+import scala.collection.mutable.ArrayBuffer
+import scala.util.control.NonFatal
+
+import org.apache.arrow.memory.RootAllocator
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+
+import io.sparklance.format.FileVersion
+import io.sparklance.format.write.FileWriterOptions
+import io.sparklance.spark.LanceTable
+import io.sparklance.spark.write.CommitTracking
+import io.sparklance.table.{Fragment, ScanPlanner, Snapshot, VersionSpec}
+import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
+import io.sparklance.table.maintenance.{CompactionOptions, CompactionPlanner, FragmentRewriter}
+import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
+import io.sparklance.util.Errors
+
+/** What a compaction did (Lance's CompactionMetrics, with the rows rewritten and the version committed). */
+final case class CompactionResult(fragmentsRemoved: Int, fragmentsAdded: Int, filesRemoved: Int, filesAdded: Int, rows: Long, version: Long)
+
+/**
+ * Compaction of a Lance table with Spark, in three phases, each a Spark job description naming
+ * the table and the phase: plan on the driver on the version the table was loaded at; rewrite on
+ * the executors, one Spark task per group of fragments; commit one Rewrite on the driver through
+ * the transaction manager, whose conflict rules decide what landed meanwhile (appends pass; a
+ * delete or update of a rewritten fragment fails the compaction, which can be run again). When it
+ * does not commit, it removes the files it wrote, once the table shows that its version did not
+ * land ([[CommitTracking]]).
+ *
+ * No ReserveFragments version is committed first, unlike pylance: Lance reserves the new
+ * fragments' ids so that a distributed planner knows them before the commit; here the ids are
+ * given when the manifest is built, where the indices' fragment bitmaps are rewritten with them.
+ */
+object Compaction extends Logging {
+
+  /** Compacts `table`; `beforeCommit` runs between the rewrite and the commit (tests race other writers there). */
+  def run(table: LanceTable, options: CompactionOptions, beforeCommit: () => Unit = () => ()): CompactionResult = {
+    if (table.options.version != VersionSpec.Latest)
+      throw Errors.invalidArgument(s"compaction of ${table.name()}: the table was loaded at an older version; compact its latest version")
+    val snapshot = table.snapshot
+    val m = snapshot.manifest
+    val name = table.name()
+    val sc = SparkSession.active.sparkContext
+    val store = table.stores.create()
+    def phase(what: String): Unit = {
+      sc.setJobDescription(s"Lance compact $name: $what")
+      logInfo(s"compaction of $name: $what")
+    }
+    try {
+      phase(s"plan on version ${m.version}")
+      val plan = CompactionPlanner.plan(m, options)
+      if (plan.heldBack.nonEmpty)
+        logInfo(s"compaction of $name: fragments ${plan.heldBack.mkString(", ")} are held back: an index covers them and the " +
+          "table has no stable row ids, so their rows cannot move")
+      if (plan.tasks.isEmpty) {
+        logInfo(s"compaction of $name: no fragment qualifies; nothing is committed")
+        return CompactionResult(0, 0, 0, 0, 0L, m.version)
+      }
+      val fileVersion = m.fileVersion(snapshot.manifestPath).getOrElse(FileVersion.V2_2)
+      val files = FragmentWriterOptions(FileWriterOptions(fileVersion), maxRowsPerFile = options.targetRowsPerFragment)
+      val scans = ScanPlanner.plan(store, snapshot).map(t => t.fragmentId -> t).toMap
+      val work = plan.tasks.map(t => (t, t.fragments.flatMap(f => scans.get(f.id))))
+      val rows = plan.tasks.map(_.liveRows).sum
+
+      phase(s"rewrite ${plan.tasks.map(_.fragments.length).sum} fragments ($rows rows) in ${work.length} groups")
+      val written = rewrite(table, snapshot, work, files, options.maxRowsPerGroup, m.stableRowIds)
+      val groups = plan.tasks.zip(written).map { case (t, w) => Operation.RewriteGroup(t.fragments, w) }
+      val added = written.flatten
+
+      phase(s"commit ${groups.length} groups on version ${m.version}")
+      val tracking = new CommitTracking(s"compaction of $name")
+      val outcome =
+        try {
+          beforeCommit()
+          tracking(store, snapshot.root, added) {
+            new TableCommitter(store, snapshot.root).commit(CommitRequest(Some(m.version), Operation.Rewrite(groups),
+              table.writeOptions().commitProperties))
+          }
+        } catch {
+          case NonFatal(e) =>
+            abort(tracking, store, snapshot, added, name)
+            throw e
+        }
+      val removed = plan.tasks.flatMap(_.fragments)
+      val result = CompactionResult(removed.length, added.length,
+        removed.map(f => f.files.length + f.deletionFile.size).sum, added.map(_.files.length).sum, rows, outcome.version)
+      logInfo(s"compaction of $name: version ${outcome.version} replaces ${result.fragmentsRemoved} fragments by ${result.fragmentsAdded}")
+      result
+    } finally sc.setJobDescription(null)
+  }
+
+  /**
+   * The new fragments of each group, written by one Spark task per group. When the job fails,
+   * the fragments the finished tasks wrote are removed (a failed task removes its own).
+   */
+  private def rewrite(table: LanceTable, snapshot: Snapshot, work: IndexedSeq[(io.sparklance.table.maintenance.CompactionTask, IndexedSeq[io.sparklance.table.ScanTask])],
+      files: FragmentWriterOptions, batchRows: Int, stableRowIds: Boolean): IndexedSeq[IndexedSeq[Fragment]] = {
+    val sc = SparkSession.active.sparkContext
+    val stores = table.executorStores
+    val root = snapshot.root
+    val schema = snapshot.manifest.schema
+    val results = new Array[IndexedSeq[Fragment]](work.length)
+    val rdd = sc.parallelize(work, work.length)
+    try sc.runJob(rdd, (groups: Iterator[(io.sparklance.table.maintenance.CompactionTask, IndexedSeq[io.sparklance.table.ScanTask])]) =>
+      groups.map { case (task, scans) =>
+        val allocator = new RootAllocator()
+        try FragmentRewriter.rewrite(stores.create(), root, schema, files, batchRows, task, scans, stableRowIds, allocator)
+        finally allocator.close()
+      }.toIndexedSeq,
+      (partition: Int, out: IndexedSeq[IndexedSeq[Fragment]]) => results(partition) = out.head)
+    catch {
+      case NonFatal(e) =>
+        FragmentWriter.discard(table.stores.create(), root, results.toSeq.filter(_ != null).flatten)
+        throw e
+    }
+    results.toIndexedSeq
+  }
+
+  /**
+   * Removes the compaction's files after a commit that failed, unless it happened or may have
+   * ([[CommitTracking]]); and only when the table's latest version names none of them, read
+   * back here, since a file a committed version names must never go.
+   */
+  private def abort(tracking: CommitTracking, store: io.sparklance.storage.ObjectStore, snapshot: Snapshot, added: Seq[Fragment], name: String): Unit =
+    try {
+      val latest = Snapshot.open(store, snapshot.root, None).manifest
+      val ours = added.flatMap(_.files.map(_.path)).toSet
+      if (latest.fragments.exists(_.files.exists(f => ours(f.path))))
+        logWarning(s"compaction of $name: version ${latest.version} names the compaction's files; none is deleted")
+      else tracking.abort(store, snapshot.root, added)
+    } catch {
+      case NonFatal(e) => logWarning(s"compaction of $name: could not read the table back; the compaction's files are left to cleanup", e)
+    }
+}

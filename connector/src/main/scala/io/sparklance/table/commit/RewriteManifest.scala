@@ -1,0 +1,74 @@
+package io.sparklance.table.commit
+
+import io.sparklance.table.{Fragment, IndexMetadata, Manifest, ZoneMapIndex}
+import io.sparklance.table.commit.Operation.Rewrite
+import io.sparklance.table.proto.ManifestCodec
+
+// Spec: lance-format/lance rust/lance/src/dataset/transaction.rs (build_manifest for Rewrite:
+// handle_rewrite_fragments, recalculate_fragment_bitmap) and rust/lance/src/dataset/optimize.rs
+// (commit_compaction). What a compaction's Rewrite makes of the version it commits on.
+
+private[commit] object RewriteManifest {
+
+  /**
+   * `base` with each group's old fragments replaced by its new ones, `place` giving the new
+   * fragments their ids (and, on tables with stable row ids, the versions of rows that record
+   * none). A group whose old fragments are adjacent in the fragment list takes their place, so
+   * that rows keep their order; another goes to the end, as Rust places it.
+   *
+   * Each old fragment must still be in `base` exactly as the compaction read it: the same data
+   * files and the same deletion file. A fragment another writer deleted rows from since would
+   * otherwise come back whole from the rows the compaction copied (lance PR #6653: a rewrite
+   * built on a stale version resurrected deleted rows). The conflict rules refuse such a commit
+   * first ([[ConflictRules]], Rewrite over Delete/Update); this is the last line.
+   */
+  def apply(base: Manifest, rewrite: Rewrite, place: IndexedSeq[Fragment] => IndexedSeq[Fragment]): Manifest = {
+    val current = base.fragments.map(f => f.id -> f).toMap
+    for (g <- rewrite.groups; old <- g.oldFragments) current.get(old.id) match {
+      case None => throw new IllegalStateException(s"version ${base.version} no longer has fragment ${old.id}, which the compaction rewrote")
+      case Some(now) if now.files != old.files || now.deletionFile != old.deletionFile =>
+        throw new IllegalStateException(s"fragment ${old.id} changed after the compaction read it (version ${base.version}); " +
+          "committing would bring back rows deleted since")
+      case _ => ()
+    }
+    val placed = place(rewrite.groups.flatMap(_.newFragments))
+    val starts = rewrite.groups.scanLeft(0)(_ + _.newFragments.length)
+    val groups = rewrite.groups.zip(starts).map { case (g, at) => (g.oldFragmentIds, placed.slice(at, at + g.newFragments.length)) }
+    val fragments = groups.foldLeft(base.fragments) { case (fs, (old, added)) =>
+      val start = fs.indexWhere(_.id == old.head)
+      if (fs.slice(start, start + old.length).map(_.id) == old) fs.patch(start, added, old.length)
+      else fs.filterNot(f => old.contains(f.id)) ++ added
+    }
+    val stable = base.stableRowIds
+    ManifestCodec.withCoverage(base.copy(fragments = fragments), base.indices.map(covering(_, groups, stable)))
+  }
+
+  /**
+   * An index's fragment bitmap after the rewrite. On a table with stable row ids the index
+   * holds row ids, which the new fragments keep: a group it covered is covered by the new
+   * fragments (Rust's recalculate_fragment_bitmap). An index whose entries are row addresses
+   * (zone maps, bloom filters: fragment and offset) does not follow moved rows: the group's
+   * old fragments leave it and the new ones are scanned (transaction.rs, results_are_row_addrs).
+   * A group partly covered cannot be, as Rust refuses it; on tables without stable row ids the
+   * planner never rewrites covered fragments (their addresses would need remapping).
+   */
+  private def covering(index: IndexMetadata, groups: IndexedSeq[(IndexedSeq[Long], IndexedSeq[Fragment])], stable: Boolean): IndexMetadata =
+    index.fragments.fold(index) { bitmap0 =>
+      val bitmap = bitmap0.clone()
+      groups.foreach { case (old, added) =>
+        val in = old.count(id => bitmap.contains(id.toInt))
+        if (in > 0) {
+          if (in != old.length)
+            throw new IllegalStateException(s"a compaction group mixes fragments index '${index.name}' covers and fragments it does not")
+          if (!stable) throw new IllegalStateException(s"a compaction rewrote fragments index '${index.name}' covers on a table without stable row ids")
+          old.foreach(id => bitmap.remove(id.toInt))
+          if (!addressIndex(index)) added.foreach(f => bitmap.add(f.id.toInt))
+        }
+      }
+      if (bitmap == bitmap0) index else index.copy(fragments = Some(bitmap))
+    }
+
+  /** An index whose entries name row addresses (fragment, offset), not row ids. */
+  def addressIndex(index: IndexMetadata): Boolean = AddressKinds(index.kind)
+  private val AddressKinds = Set(ZoneMapIndex.Kind, "BloomFilterIndexDetails")
+}
