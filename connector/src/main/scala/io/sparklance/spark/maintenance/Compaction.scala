@@ -14,7 +14,7 @@ import io.sparklance.spark.write.CommitTracking
 import io.sparklance.table.{Fragment, ScanPlanner, Snapshot, VersionSpec}
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
 import io.sparklance.table.maintenance.{CompactionOptions, CompactionPlanner, FragmentRewriter}
-import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
+import io.sparklance.table.write.FragmentWriter
 import io.sparklance.util.Errors
 
 /** What a compaction did (Lance's CompactionMetrics, with the rows rewritten and the version committed). */
@@ -59,13 +59,13 @@ object Compaction extends Logging {
         return CompactionResult(0, 0, 0, 0, 0L, m.version)
       }
       val fileVersion = m.fileVersion(snapshot.manifestPath).getOrElse(FileVersion.V2_2)
-      val files = FragmentWriterOptions(FileWriterOptions(fileVersion), maxRowsPerFile = options.targetRowsPerFragment)
+      val file = FileWriterOptions(fileVersion)
       val scans = ScanPlanner.plan(store, snapshot).map(t => t.fragmentId -> t).toMap
       val work = plan.tasks.map(t => (t, t.fragments.flatMap(f => scans.get(f.id))))
       val rows = plan.tasks.map(_.liveRows).sum
 
       phase(s"rewrite ${plan.tasks.map(_.fragments.length).sum} fragments ($rows rows) in ${work.length} groups")
-      val written = rewrite(table, snapshot, work, files, options.maxRowsPerGroup, m.stableRowIds)
+      val written = rewrite(table, snapshot, work, file, options, m.stableRowIds)
       val groups = plan.tasks.zip(written).map { case (t, w) => Operation.RewriteGroup(t.fragments, w) }
       val added = written.flatten
 
@@ -96,7 +96,7 @@ object Compaction extends Logging {
    * the fragments the finished tasks wrote are removed (a failed task removes its own).
    */
   private def rewrite(table: LanceTable, snapshot: Snapshot, work: IndexedSeq[(io.sparklance.table.maintenance.CompactionTask, IndexedSeq[io.sparklance.table.ScanTask])],
-      files: FragmentWriterOptions, batchRows: Int, stableRowIds: Boolean): IndexedSeq[IndexedSeq[Fragment]] = {
+      file: FileWriterOptions, options: CompactionOptions, stableRowIds: Boolean): IndexedSeq[IndexedSeq[Fragment]] = {
     val sc = SparkSession.active.sparkContext
     val stores = table.executorStores
     val root = snapshot.root
@@ -106,7 +106,8 @@ object Compaction extends Logging {
     try sc.runJob(rdd, (groups: Iterator[(io.sparklance.table.maintenance.CompactionTask, IndexedSeq[io.sparklance.table.ScanTask])]) =>
       groups.map { case (task, scans) =>
         val allocator = new RootAllocator()
-        try FragmentRewriter.rewrite(stores.create(), root, schema, files, batchRows, task, scans, stableRowIds, allocator)
+        try FragmentRewriter.rewrite(stores.create(), root, schema, file, options.targetRowsPerFragment, options.maxRowsPerGroup, task, scans,
+          stableRowIds, allocator)
         finally allocator.close()
       }.toIndexedSeq,
       (partition: Int, out: IndexedSeq[IndexedSeq[Fragment]]) => results(partition) = out.head)

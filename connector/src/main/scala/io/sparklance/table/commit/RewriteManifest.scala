@@ -13,8 +13,8 @@ private[commit] object RewriteManifest {
   /**
    * `base` with each group's old fragments replaced by its new ones, `place` giving the new
    * fragments their ids (and, on tables with stable row ids, the versions of rows that record
-   * none). A group whose old fragments are adjacent in the fragment list takes their place, so
-   * that rows keep their order; another goes to the end, as Rust places it.
+   * none). The fragment list stays in id order, as pylance 14 leaves it after compact_files (its
+   * new fragments, of reserved ids above every other, come last).
    *
    * Each old fragment must still be in `base` exactly as the compaction read it: the same data
    * files and the same deletion file. A fragment another writer deleted rows from since would
@@ -34,11 +34,8 @@ private[commit] object RewriteManifest {
     val placed = place(rewrite.groups.flatMap(_.newFragments))
     val starts = rewrite.groups.scanLeft(0)(_ + _.newFragments.length)
     val groups = rewrite.groups.zip(starts).map { case (g, at) => (g.oldFragmentIds, placed.slice(at, at + g.newFragments.length)) }
-    val fragments = groups.foldLeft(base.fragments) { case (fs, (old, added)) =>
-      val start = fs.indexWhere(_.id == old.head)
-      if (fs.slice(start, start + old.length).map(_.id) == old) fs.patch(start, added, old.length)
-      else fs.filterNot(f => old.contains(f.id)) ++ added
-    }
+    val gone = rewrite.groups.flatMap(_.oldFragmentIds).toSet
+    val fragments = (base.fragments.filterNot(f => gone(f.id)) ++ placed).sortBy(_.id)
     val stable = base.stableRowIds
     ManifestCodec.withCoverage(base.copy(fragments = fragments), base.indices.map(covering(_, groups, stable)))
   }

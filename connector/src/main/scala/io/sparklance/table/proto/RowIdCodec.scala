@@ -121,19 +121,66 @@ object RowIdCodec {
   def encodeIds(ids: Array[Long]): Array[Byte] = {
     if (ids.isEmpty) return RowIdProtos.RowIdSequence.getDefaultInstance.toByteArray
     if (ids.indices.forall(i => ids(i) == ids(0) + i)) return encodeRange(ids(0), ids(0) + ids.length)
+    RowIdProtos.RowIdSequence.newBuilder().addSegments(U64Segment.newBuilder().setArray(encodeArray(ids, u16 = false))).build().toByteArray
+  }
+
+  /**
+   * A RowIdSequence of one segment per run of `runs` (the rows a compaction took from each old
+   * fragment, its deleted rows left out), each run as Rust's `U64Segment::from_slice` encodes it
+   * (rust/lance-table/src/rowids/segment.rs): a range when consecutive; when ascending, the
+   * smallest of a range with holes, a range with a bitmap (one bit per id, LSB first, 1 = present)
+   * and a sorted array; else an array. Keeping one segment per old fragment keeps the segments'
+   * id ranges narrow, which Lance's row id index (rowids/index.rs) looks ids up by.
+   */
+  def encodeRuns(runs: Seq[Array[Long]]): Array[Byte] = {
+    val b = RowIdProtos.RowIdSequence.newBuilder()
+    runs.filter(_.nonEmpty).foreach(r => b.addSegments(segment(r)))
+    b.build().toByteArray
+  }
+
+  private def segment(ids: Array[Long]): U64Segment.Builder = {
+    val (first, last) = (ids.head, ids.last)
+    if (last - first == ids.length - 1 && ids.indices.forall(i => ids(i) == first + i))
+      U64Segment.newBuilder().setRange(U64Segment.Range.newBuilder().setStart(first).setEnd(last + 1))
+    else if (ids.indices.tail.forall(i => ids(i) > ids(i - 1))) {
+      val span = last - first + 1
+      val holes = span - ids.length
+      val width = (v: Long) => if (v <= 0xffffL) 2L else if (v <= 0xffffffffL) 4L else 8L
+      val holesBytes = holes * width(span)
+      val bitmapBytes = (span + 7) / 8
+      val sortedBytes = ids.length * width(span)
+      if (bitmapBytes <= holesBytes && bitmapBytes <= sortedBytes) {
+        val bits = new Array[Byte](bitmapBytes.toInt)
+        ids.foreach { id => val i = id - first; bits((i >>> 3).toInt) = (bits((i >>> 3).toInt) | (1 << (i & 7))).toByte }
+        U64Segment.newBuilder().setRangeWithBitmap(U64Segment.RangeWithBitmap.newBuilder().setStart(first).setEnd(last + 1)
+          .setBitmap(com.google.protobuf.ByteString.copyFrom(bits)))
+      } else if (holesBytes <= sortedBytes) {
+        val present = ids.iterator
+        var next = present.next()
+        val missing = Array.newBuilder[Long]
+        var v = first
+        while (v <= last) { if (v == next) { if (present.hasNext) next = present.next() } else missing += v; v += 1 }
+        U64Segment.newBuilder().setRangeWithHoles(U64Segment.RangeWithHoles.newBuilder().setStart(first).setEnd(last + 1)
+          .setHoles(encodeArray(missing.result())))
+      } else U64Segment.newBuilder().setSortedArray(encodeArray(ids))
+    } else U64Segment.newBuilder().setArray(encodeArray(ids))
+  }
+
+  /** `ids` as offsets from the smallest (u16, if allowed, or u32 when they fit), else as u64 values. */
+  private def encodeArray(ids: Array[Long], u16: Boolean = true): EncodedU64Array = {
     val min = ids.min
-    val array =
-      if (ids.max - min <= 0xffffffffL) {
-        val b = ByteBuffer.allocate(ids.length * 4).order(ByteOrder.LITTLE_ENDIAN)
-        ids.foreach(id => b.putInt((id - min).toInt))
-        EncodedU64Array.newBuilder().setU32Array(EncodedU64Array.U32Array.newBuilder().setBase(min)
-          .setOffsets(com.google.protobuf.ByteString.copyFrom(b.array())))
-      } else {
-        val b = ByteBuffer.allocate(ids.length * 8).order(ByteOrder.LITTLE_ENDIAN)
-        ids.foreach(b.putLong)
-        EncodedU64Array.newBuilder().setU64Array(EncodedU64Array.U64Array.newBuilder()
-          .setValues(com.google.protobuf.ByteString.copyFrom(b.array())))
-      }
-    RowIdProtos.RowIdSequence.newBuilder().addSegments(U64Segment.newBuilder().setArray(array)).build().toByteArray
+    val span = ids.max - min
+    def offsets(width: Int): com.google.protobuf.ByteString = {
+      val b = ByteBuffer.allocate(ids.length * width).order(ByteOrder.LITTLE_ENDIAN)
+      ids.foreach(id => if (width == 2) b.putShort((id - min).toShort) else b.putInt((id - min).toInt))
+      com.google.protobuf.ByteString.copyFrom(b.array())
+    }
+    if (u16 && span <= 0xffffL) EncodedU64Array.newBuilder().setU16Array(EncodedU64Array.U16Array.newBuilder().setBase(min).setOffsets(offsets(2))).build()
+    else if (span <= 0xffffffffL) EncodedU64Array.newBuilder().setU32Array(EncodedU64Array.U32Array.newBuilder().setBase(min).setOffsets(offsets(4))).build()
+    else {
+      val b = ByteBuffer.allocate(ids.length * 8).order(ByteOrder.LITTLE_ENDIAN)
+      ids.foreach(b.putLong)
+      EncodedU64Array.newBuilder().setU64Array(EncodedU64Array.U64Array.newBuilder().setValues(com.google.protobuf.ByteString.copyFrom(b.array()))).build()
+    }
   }
 }

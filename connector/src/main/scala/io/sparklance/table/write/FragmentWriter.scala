@@ -76,10 +76,15 @@ final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema
    * Appends the rows of `batch`, whose schema is `schema.toArrowForWrite`. A failure aborts the
    * writer first (as Rust's write loop cleans up before it returns the error).
    */
-  def write(batch: VectorSchemaRoot): Unit = {
+  def write(batch: VectorSchemaRoot): Unit = write(batch, 0, batch.getRowCount)
+
+  /** Appends rows `[start, start + length)` of `batch` (as [[write]]). */
+  def write(batch: VectorSchemaRoot, start: Int, length: Int): Unit = {
     requireOpen()
-    val n = batch.getRowCount
-    var from = 0
+    if (start < 0 || length < 0 || start > batch.getRowCount - length)
+      throw new IllegalArgumentException(s"rows [$start, +$length) outside a batch of ${batch.getRowCount}")
+    val n = start + length
+    var from = start
     try while (from < n) {
       if (current == null) current = open()
       val room = options.maxRowsPerFile - current.writer.rowsWritten
