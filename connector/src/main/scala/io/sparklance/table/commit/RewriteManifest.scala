@@ -1,6 +1,6 @@
 package io.sparklance.table.commit
 
-import io.sparklance.table.{Fragment, IndexMetadata, Manifest, ZoneMapIndex}
+import io.sparklance.table.{BitmapIndex, Fragment, IndexMetadata, Manifest}
 import io.sparklance.table.commit.Operation.Rewrite
 import io.sparklance.table.proto.ManifestCodec
 
@@ -41,13 +41,15 @@ private[commit] object RewriteManifest {
   }
 
   /**
-   * An index's fragment bitmap after the rewrite. On a table with stable row ids the index
-   * holds row ids, which the new fragments keep: a group it covered is covered by the new
-   * fragments (Rust's recalculate_fragment_bitmap). An index whose entries are row addresses
-   * (zone maps, bloom filters: fragment and offset) does not follow moved rows: the group's
-   * old fragments leave it and the new ones are scanned (transaction.rs, results_are_row_addrs).
+   * An index's fragment bitmap after the rewrite. A group an index covered is covered by the new
+   * fragments only where the index's entries are row ids, which the rows keep on a table with
+   * stable row ids (Rust's recalculate_fragment_bitmap): pylance 14 keeps its BITMAP indices so
+   * (same index, new fragment ids). Other kinds hold row addresses (fragment, offset) that a
+   * rewrite moves: pylance remaps its BTREE into new index files and drops the rewritten
+   * fragments from a ZONEMAP; here the group's old fragments leave such an index and the new ones
+   * are scanned, which gives the same rows (checked with pylance) until the index is optimized.
    * A group partly covered cannot be, as Rust refuses it; on tables without stable row ids the
-   * planner never rewrites covered fragments (their addresses would need remapping).
+   * planner never rewrites covered fragments (Lance remaps them; this writer holds them back).
    */
   private def covering(index: IndexMetadata, groups: IndexedSeq[(IndexedSeq[Long], IndexedSeq[Fragment])], stable: Boolean): IndexMetadata =
     index.fragments.fold(index) { bitmap0 =>
@@ -59,13 +61,9 @@ private[commit] object RewriteManifest {
             throw new IllegalStateException(s"a compaction group mixes fragments index '${index.name}' covers and fragments it does not")
           if (!stable) throw new IllegalStateException(s"a compaction rewrote fragments index '${index.name}' covers on a table without stable row ids")
           old.foreach(id => bitmap.remove(id.toInt))
-          if (!addressIndex(index)) added.foreach(f => bitmap.add(f.id.toInt))
+          if (index.kind == BitmapIndex.Kind) added.foreach(f => bitmap.add(f.id.toInt))
         }
       }
       if (bitmap == bitmap0) index else index.copy(fragments = Some(bitmap))
     }
-
-  /** An index whose entries name row addresses (fragment, offset), not row ids. */
-  def addressIndex(index: IndexMetadata): Boolean = AddressKinds(index.kind)
-  private val AddressKinds = Set(ZoneMapIndex.Kind, "BloomFilterIndexDetails")
 }
