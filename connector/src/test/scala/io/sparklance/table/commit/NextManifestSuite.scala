@@ -9,9 +9,9 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.format.{FileVersion, LanceSchema}
 import org.roaringbitmap.RoaringBitmap
 
-import io.sparklance.table.{DataFile, FeatureFlags, Fragment, IndexMetadata, Manifest, ManifestFile, RowIdSource}
-import io.sparklance.table.commit.Operation.{Append, CreateIndex, Overwrite, Update}
-import io.sparklance.table.proto.{RowIdCodec, RowVersionCodec}
+import io.sparklance.table.{BitmapIndex, BTreeIndex, DataFile, DeletionFile, DeletionFileType, FeatureFlags, Fragment, IndexMetadata, Manifest, ManifestFile, RowIdSource}
+import io.sparklance.table.commit.Operation.{Append, CreateIndex, Overwrite, Rewrite, RewriteGroup, Update}
+import io.sparklance.table.proto.{RowIdCodec, RowVersionCodec, TransactionCodec}
 import io.sparklance.table.write.MovedRows
 import io.sparklance.testutil.{CommitFixtures, Golden}
 import io.sparklance.util.{Bytes, LanceException}
@@ -179,5 +179,41 @@ class NextManifestSuite extends AnyFunSuite {
     // No field modified (rows rewritten, or deletions only): the indices are kept as they are.
     val rows = roundTrip(NextManifest(Some(indexed), Transaction(2, "u", update.copy(fieldsModified = IndexedSeq.empty)), ctx()))
     assert(rows.indices == indexed.indices)
+  }
+
+  test("a rewrite replaces each group's fragments by new ones numbered after the highest id, in id order; its transaction round-trips") {
+    val base = create(stable = false, frag(10, "a.lance"), frag(5, "b.lance"), frag(7, "c.lance"))
+    val group = RewriteGroup(IndexedSeq(base.fragments(0), base.fragments(2)), IndexedSeq(frag(17, "n.lance")))
+    val txn = Transaction(1, "u1", Rewrite(IndexedSeq(group)))
+    val next = roundTrip(NextManifest(Some(base), txn, ctx()))
+    assert(next.fragments.map(f => (f.id, f.files.head.path)) == Seq((1L, "b.lance"), (3L, "n.lance")) && next.maxFragmentId.contains(3L))
+    val back = TransactionCodec.parse(Bytes.wrap("t", 0, TransactionCodec.encode(txn))).operation.asInstanceOf[Rewrite]
+    assert(back.groups.map(g => (g.oldFragmentIds, g.newFragments.map(_.files.head.path))) == Seq((Seq(0L, 2L), Seq("n.lance"))))
+  }
+
+  test("a rewrite over a fragment that changed since it was read is refused: deleted rows would come back") {
+    val base = create(stable = false, frag(10, "a.lance"), frag(5, "b.lance"))
+    val read = base.fragments.head
+    val deleted = base.copy(fragments = base.fragments.updated(0, read.copy(deletionFile = Some(DeletionFile(DeletionFileType.ArrowArray, 1, 7, 1, None)))))
+    val rewrite = Rewrite(IndexedSeq(RewriteGroup(IndexedSeq(read, base.fragments(1)), IndexedSeq(frag(15, "n.lance")))))
+    val e = intercept[IllegalStateException](NextManifest(Some(deleted), Transaction(1, "u1", rewrite), ctx()))
+    assert(e.getMessage.contains("fragment 0 changed after the compaction read it"))
+    val gone = base.copy(fragments = base.fragments.tail)
+    assert(intercept[IllegalStateException](NextManifest(Some(gone), Transaction(1, "u1", rewrite), ctx())).getMessage.contains("no longer has fragment 0"))
+  }
+
+  test("a rewrite on stable row ids: a BITMAP index covers the new fragments, a BTREE no longer covers the group") {
+    val base = create(stable = true, frag(10, "a.lance"), frag(5, "b.lance"), frag(5, "c.lance"))
+    def index(uuid: Int, name: String, kind: String) = IndexMetadata(f"00000000-0000-0000-0000-$uuid%012d", name, IndexedSeq(0), 1,
+      Some(RoaringBitmap.bitmapOf(0, 1, 2)), kind, None)
+    val indexed = roundTrip(NextManifest(Some(base), Transaction(1, "u1", CreateIndex(IndexedSeq(index(1, "b", BitmapIndex.Kind),
+      index(2, "t", BTreeIndex.Kind)), IndexedSeq.empty)), ctx()))
+    val moved = frag(15, "n.lance").copy(rowIds = Some(RowIdSource.Inline(RowIdCodec.encodeRuns(Seq(Array(0L, 1L), Array(10L, 12L))))))
+    val rewrite = Rewrite(IndexedSeq(RewriteGroup(indexed.fragments.take(2), IndexedSeq(moved))))
+    val next = roundTrip(NextManifest(Some(indexed), Transaction(2, "u2", rewrite), ctx()))
+    assert(next.fragments.map(_.id) == Seq(2, 3))
+    assert(next.indices.map(i => i.name -> i.fragments.get.toArray.toSeq) == Seq("b" -> Seq(2, 3), "t" -> Seq(2)))
+    assert(RowIdCodec.decode(next.fragments(1).rowIds.get.asInstanceOf[RowIdSource.Inline].bytes, 4, "t").toSeq == Seq(0L, 1L, 10L, 12L))
+    assert(next.nextRowId == indexed.nextRowId, "moved rows take no new ids")
   }
 }
