@@ -81,6 +81,10 @@ def main() -> None:
     jar = args.jar or pyspark_lance.jar_path()
     spark = sb.start_spark(jar, {"spark.sql.catalog.lance": "io.sparklance.spark.procedures.LanceProcedureCatalog"})
     sampler = sb.MemorySampler(spark)
+    # The compaction's phase lines (plan, rewrite, commit, with their times) on the console.
+    jvm = spark.sparkContext._jvm
+    jvm.org.apache.logging.log4j.core.config.Configurator.setLevel("io.sparklance.spark.maintenance",
+                                                                   jvm.org.apache.logging.log4j.Level.INFO)
     cases = [("small", lambda u: build_small(u, args.fragments), 1 << 20, 0.1),
              ("deleted", lambda u: build_deleted(u, args.rows), 1 << 20, args.threshold)]
     for name, build, target, threshold in cases:

@@ -44,9 +44,10 @@ object Compaction extends Logging {
     val name = table.name()
     val sc = SparkSession.active.sparkContext
     val store = table.stores.create()
+    val started = System.nanoTime()
     def phase(what: String): Unit = {
       sc.setJobDescription(s"Lance compact $name: $what")
-      logInfo(s"compaction of $name: $what")
+      logInfo(s"compaction of $name: $what (at ${(System.nanoTime() - started) / 1000000} ms)")
     }
     try {
       phase(s"plan on version ${m.version}")
@@ -86,7 +87,8 @@ object Compaction extends Logging {
       val removed = plan.tasks.flatMap(_.fragments)
       val result = CompactionResult(removed.length, added.length,
         removed.map(f => f.files.length + f.deletionFile.size).sum, added.map(_.files.length).sum, rows, outcome.version)
-      logInfo(s"compaction of $name: version ${outcome.version} replaces ${result.fragmentsRemoved} fragments by ${result.fragmentsAdded}")
+      logInfo(s"compaction of $name: version ${outcome.version} replaces ${result.fragmentsRemoved} fragments by " +
+        s"${result.fragmentsAdded} (${(System.nanoTime() - started) / 1000000} ms)")
       result
     } finally sc.setJobDescription(null)
   }

@@ -40,9 +40,9 @@ object FragmentRewriter {
     val done = ArrayBuffer.empty[Fragment]
     var writer: FragmentWriter = null
     var room = 0L
+    val opened = new Prefetch(scans.map(scan => () => new FragmentScanner(store, scan, schema.fields, batchRows, allocator)))
     try {
-      scans.foreach { scan =>
-        val scanner = new FragmentScanner(store, scan, schema.fields, batchRows, allocator)
+      opened.foreach { scanner =>
         try scanner.foreach { batch =>
           try {
             var from = 0
@@ -70,6 +70,7 @@ object FragmentRewriter {
       if (stableRowIds) withRowIds(store, task, scans, done.toIndexedSeq) else done.toIndexedSeq
     } catch {
       case t: Throwable =>
+        opened.close()
         if (writer != null) writer.abort()
         FragmentWriter.discard(store, root, done.toSeq)
         throw t
@@ -145,6 +146,48 @@ object FragmentRewriter {
         lastUpdatedAtVersions = Some(RowIdSource.Inline(RowVersionCodec.encode(slice(updated)))))
       at += n
       out
+    }
+  }
+
+  /**
+   * Opens the scanners `open` makes (reading each fragment's file footers and deletion file) on a
+   * few threads ahead of the one consuming them in order: a group of many small fragments spends
+   * most of its time there, one fragment after the other, not in its rows.
+   */
+  private final class Prefetch(open: IndexedSeq[() => FragmentScanner]) extends Iterator[FragmentScanner] with AutoCloseable {
+    private val Ahead = 16
+    private val pool = java.util.concurrent.Executors.newFixedThreadPool(math.max(1, math.min(4, open.length)), { (r: Runnable) =>
+      val t = new Thread(r, "lance-compaction-open")
+      t.setDaemon(true)
+      t
+    })
+    private val pending = scala.collection.mutable.Queue.empty[java.util.concurrent.Future[FragmentScanner]]
+    private var submitted = 0
+    private def fill(): Unit = while (pending.length < Ahead && submitted < open.length) {
+      val f = open(submitted)
+      pending.enqueue(pool.submit(() => f()))
+      submitted += 1
+    }
+    fill()
+
+    override def hasNext: Boolean = {
+      val more = pending.nonEmpty
+      if (!more) pool.shutdown()
+      more
+    }
+
+    override def next(): FragmentScanner = {
+      val head = pending.dequeue()
+      fill()
+      try head.get()
+      catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
+    }
+
+    /** Closes the scanners opened but not consumed (after a failure). */
+    override def close(): Unit = {
+      pool.shutdownNow()
+      pending.foreach(f => try f.get().close() catch { case _: Throwable => () })
+      pending.clear()
     }
   }
 }
