@@ -190,6 +190,25 @@ class CompactSuite extends AnyFunSuite with LocalSpark {
     assert(leaked(path).isEmpty)
   }
 
+  test("each phase is a Spark job described with the table and the phase") {
+    val path = newPath()
+    pylance(path, "create", 0, 300, 100, false)
+    val seen = new java.util.concurrent.ConcurrentLinkedQueue[String]()
+    val listener = new org.apache.spark.scheduler.SparkListener {
+      override def onJobStart(e: org.apache.spark.scheduler.SparkListenerJobStart): Unit =
+        Option(e.properties).flatMap(p => Option(p.getProperty("spark.job.description"))).foreach(seen.add(_))
+    }
+    spark.sparkContext.addSparkListener(listener)
+    def described = seen.asScala.exists(d => d.startsWith("Lance compact") && d.contains(path) && d.contains(": rewrite 3 fragments (300 rows) in 1 groups"))
+    try {
+      compact(path)
+      // Listeners hear of jobs asynchronously.
+      val until = System.nanoTime() + 10000000000L
+      while (!described && System.nanoTime() < until) Thread.sleep(20)
+    } finally spark.sparkContext.removeSparkListener(listener)
+    assert(described, seen.asScala.mkString("; "))
+  }
+
   test("nothing qualifies: no commit, the version returned; bad options change nothing") {
     val path = newPath()
     val v = version(pylance(path, "create", 0, 100, 100, false))
@@ -228,18 +247,28 @@ class CompactSuite extends AnyFunSuite with LocalSpark {
     assert(leaked(path).isEmpty)
   }
 
-  for (race <- Seq("delete", "update")) test(s"racing a $race of a rewritten fragment: the compaction fails, nothing resurrected, no file leaked") {
+  for (race <- Seq("delete", "update", "compact", "index"))
+    test(s"racing a $race of the rewritten fragments: the compaction fails, nothing resurrected, no file leaked") {
     val path = newPath()
     pylance(path, "create", 0, 400, 100, true)
     var theirs = 0L
-    val got = racing(path) { theirs = version(pylance(path, race, "id = 150")) }
+    val got = racing(path) {
+      theirs = version(race match {
+        case "compact" => pylance(path, "compact", 1000, 0.1)
+        case "index" => pylance(path, "index")
+        case _ => pylance(path, race, "id = 150")
+      })
+    }
     val e = got.left.getOrElse(fail("the compaction committed over a change of the fragments it rewrote"))
     val lance = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst { case l: LanceException => l }
     assert(lance.exists(_.getMessage.contains("Rewrite")), e.toString)
     val r = read(path, Seq(theirs))
     val ids = rowsAt(r, theirs).map(x => num(x.head))
-    if (race == "delete") assert(ids == (0L until 400L).filterNot(_ == 150))
-    else assert(rowsAt(r, theirs).find(x => num(x.head) == 150).map(x => num(x(2))).contains(1501L))
+    race match {
+      case "delete" => assert(ids == (0L until 400L).filterNot(_ == 150))
+      case "update" => assert(rowsAt(r, theirs).find(x => num(x.head) == 150).map(x => num(x(2))).contains(1501L))
+      case _ => assert(ids == (0L until 400L))
+    }
     assert(leaked(path).isEmpty, "the compaction's files are removed")
     // Run again on the new version, it commits.
     val Seq(_, _, _, _, _, v) = compact(path, ", target_rows_per_fragment => 1000")
