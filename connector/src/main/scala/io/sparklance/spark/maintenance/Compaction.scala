@@ -1,6 +1,5 @@
 package io.sparklance.spark.maintenance
 
-import scala.collection.mutable.ArrayBuffer
 import scala.util.control.NonFatal
 
 import org.apache.arrow.memory.RootAllocator
@@ -11,9 +10,10 @@ import io.sparklance.format.FileVersion
 import io.sparklance.format.write.FileWriterOptions
 import io.sparklance.spark.LanceTable
 import io.sparklance.spark.write.CommitTracking
-import io.sparklance.table.{Fragment, ScanPlanner, Snapshot, VersionSpec}
+import io.sparklance.storage.ObjectStore
+import io.sparklance.table.{Fragment, ScanPlanner, ScanTask, Snapshot, VersionSpec}
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
-import io.sparklance.table.maintenance.{CompactionOptions, CompactionPlanner, FragmentRewriter}
+import io.sparklance.table.maintenance.{CompactionOptions, CompactionPlanner, CompactionTask, FragmentRewriter}
 import io.sparklance.table.write.FragmentWriter
 import io.sparklance.util.Errors
 
@@ -97,7 +97,7 @@ object Compaction extends Logging {
    * The new fragments of each group, written by one Spark task per group. When the job fails,
    * the fragments the finished tasks wrote are removed (a failed task removes its own).
    */
-  private def rewrite(table: LanceTable, snapshot: Snapshot, work: IndexedSeq[(io.sparklance.table.maintenance.CompactionTask, IndexedSeq[io.sparklance.table.ScanTask])],
+  private def rewrite(table: LanceTable, snapshot: Snapshot, work: IndexedSeq[(CompactionTask, IndexedSeq[ScanTask])],
       file: FileWriterOptions, options: CompactionOptions, stableRowIds: Boolean): IndexedSeq[IndexedSeq[Fragment]] = {
     val sc = SparkSession.active.sparkContext
     val stores = table.executorStores
@@ -105,7 +105,7 @@ object Compaction extends Logging {
     val schema = snapshot.manifest.schema
     val results = new Array[IndexedSeq[Fragment]](work.length)
     val rdd = sc.parallelize(work, work.length)
-    try sc.runJob(rdd, (groups: Iterator[(io.sparklance.table.maintenance.CompactionTask, IndexedSeq[io.sparklance.table.ScanTask])]) =>
+    try sc.runJob(rdd, (groups: Iterator[(CompactionTask, IndexedSeq[ScanTask])]) =>
       groups.map { case (task, scans) =>
         val allocator = new RootAllocator()
         try FragmentRewriter.rewrite(stores.create(), root, schema, file, options.targetRowsPerFragment, options.maxRowsPerGroup, task, scans,
@@ -126,7 +126,7 @@ object Compaction extends Logging {
    * ([[CommitTracking]]); and only when the table's latest version names none of them, read
    * back here, since a file a committed version names must never go.
    */
-  private def abort(tracking: CommitTracking, store: io.sparklance.storage.ObjectStore, snapshot: Snapshot, added: Seq[Fragment], name: String): Unit =
+  private def abort(tracking: CommitTracking, store: ObjectStore, snapshot: Snapshot, added: Seq[Fragment], name: String): Unit =
     try {
       val latest = Snapshot.open(store, snapshot.root, None).manifest
       val ours = added.flatMap(_.files.map(_.path)).toSet
