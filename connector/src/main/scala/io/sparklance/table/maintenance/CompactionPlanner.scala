@@ -64,6 +64,9 @@ object CompactionPlanner {
     if (m.indices.exists(_.kind == IndexLookup.FragmentReuseKind))
       throw Errors.unsupported("compacting a table with a fragment reuse index (a compaction that deferred remapping its " +
         "indices); run pylance's optimize_indices first", s"version ${m.version}")
+    // Blob columns read as descriptors of bytes stored apart; rewriting them is not done yet.
+    if (m.schema.fields.exists(_.preOrder.exists(_.blobVersion.isDefined)))
+      throw Errors.unsupported("compacting a table with blob columns", s"version ${m.version}")
     val indices = m.indices.filter(_.name != "__lance_mem_wal")
     def coveredBy(f: Fragment): Set[String] = indices.filter(_.fragments.exists(_.contains(f.id.toInt))).map(_.uuid).toSet
     // Without stable row ids an index names row addresses, which a rewrite moves: Lance remaps

@@ -34,8 +34,6 @@ object FragmentRewriter {
    */
   def rewrite(store: ObjectStore, root: String, schema: LanceSchema, file: FileWriterOptions, targetRows: Long, batchRows: Int,
       task: CompactionTask, scans: IndexedSeq[ScanTask], stableRowIds: Boolean, allocator: BufferAllocator): IndexedSeq[Fragment] = {
-    if (schema.fields.exists(_.preOrder.exists(_.blobVersion.isDefined)))
-      throw Errors.unsupported("compacting a table with blob columns", root)
     val sizes = fileRows(task.liveRows, targetRows)
     val done = ArrayBuffer.empty[Fragment]
     var writer: FragmentWriter = null

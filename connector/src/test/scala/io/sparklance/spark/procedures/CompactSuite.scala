@@ -218,6 +218,21 @@ class CompactSuite extends AnyFunSuite with LocalSpark {
     assert(version(pylance(path, "show")) == v)
   }
 
+  test("a table with blob columns is refused by name before anything is written") {
+    val path = newPath()
+    PylanceScript.run(
+      """import sys, json, lance, pyarrow as pa
+        |f = pa.field("b", pa.large_binary(), metadata={"lance-encoding:blob": "true"})
+        |t = pa.table({"id": pa.array(range(4), pa.int64()), "b": pa.array([b"x"] * 4, pa.large_binary())}, schema=pa.schema([pa.field("id", pa.int64()), f]))
+        |lance.write_dataset(t, sys.argv[1], max_rows_per_file=1)
+        |print(json.dumps({}))
+        |""".stripMargin, path)
+    val before = new File(path, "data").list().toSet
+    val e = intercept[Exception](compact(path))
+    assert(e.getMessage.contains("LANCE_UNSUPPORTED_FEATURE") && e.getMessage.contains("blob columns"), e.getMessage)
+    assert(new File(path, "data").list().toSet == before && version(pylance(path, "show")) == 1)
+  }
+
   test("on a table without stable row ids, fragments an index covers are held back, the others compacted") {
     val path = newPath()
     pylance(path, "create", 0, 300, 100, false)
