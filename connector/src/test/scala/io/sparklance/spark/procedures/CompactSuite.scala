@@ -151,6 +151,17 @@ class CompactSuite extends AnyFunSuite with LocalSpark {
     val ours = spark.read.format("lance").load(path).selectExpr("id", "_rowid").orderBy("id").collect().map(r => (r.getLong(0), r.getLong(1))).toSeq
     assert(ours == rowsAt(before, updated).map(r => (num(r.head), num(r(3)))))
     assert(leaked(path).isEmpty)
+    // pylance reads our transaction: a Rewrite of the read version, the groups' old and new fragments.
+    val txn = PylanceScript.run(
+      """import sys, json, lance
+        |ds = lance.dataset(sys.argv[1])
+        |t = ds.read_transaction(ds.version)
+        |print(json.dumps({"op": type(t.operation).__name__, "read": t.read_version,
+        |  "groups": [[len(g.old_fragments), len(g.new_fragments)] for g in t.operation.groups]}))
+        |""".stripMargin, path)
+    assert(txn("op") == "Rewrite" && num(txn("read")) == updated)
+    val counts = txn("groups").asInstanceOf[Seq[Seq[Any]]].map(_.map(num))
+    assert(counts.map(_.head).sum == removed && counts.map(_(1)).sum == added)
   }
 
   for (target <- Seq(1000, 400)) test(s"the same fragments as pylance's compact_files makes of the same table (target $target rows)") {
