@@ -139,7 +139,7 @@ object RefWrites {
    * branch nested below it remains; else the part of its path below the deepest folder it
    * shares with a remaining branch.
    */
-  private[table] def folderToRemove(deleted: String, remaining: Seq[String]): Option[Seq[String]] = {
+  def folderToRemove(deleted: String, remaining: Seq[String]): Option[Seq[String]] = {
     val gone = deleted.split('/').toSeq
     val shared = remaining.map(_.split('/').toSeq).map(r => r.zip(gone).takeWhile { case (a, b) => a == b }.length -> r)
     if (shared.exists { case (n, r) => n == gone.length && r.length > gone.length }) None
