@@ -111,10 +111,10 @@ object Refs {
     Branch(name, branchIn(m, "parentBranch", path), long(m, "parentVersion", path), identifier(m, path))
   }
 
-  private[table] def tagPath(root: String, name: String): String = Paths.join(tagsDir(root), s"$name.json")
+  def tagPath(root: String, name: String): String = Paths.join(tagsDir(root), s"$name.json")
 
   /** The file of a branch: '/' written as %2F, the only character of a valid name Lance's paths encode. */
-  private[table] def branchPath(root: String, name: String): String = Paths.join(branchesDir(root), name.replace("/", "%2F") + ".json")
+  def branchPath(root: String, name: String): String = Paths.join(branchesDir(root), name.replace("/", "%2F") + ".json")
 
   /** `identifier.version_mapping`: [[version, uuid], ...]; absent in files of older writers (then empty). */
   private def identifier(m: Map[String, Any], path: String): Seq[(Long, String)] = m.get("identifier") match {

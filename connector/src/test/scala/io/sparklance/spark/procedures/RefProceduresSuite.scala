@@ -141,32 +141,70 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
 
   // ---- branches --------------------------------------------------------------------------
 
-  test("a branch we create is the branch pylance would have created, and reads as pylance reads it") {
-    val t = twoVersions()
-    py("""import sys, lance; lance.dataset(sys.argv[1]).delete("id = 4"); print("{}")""", t) // version 3: a deletion file
-    assert(call(s"create_branch(table => '$t', branch => 'dev', version => 3)") == Seq(Row("dev", 3L, null)))
-    py("""import sys, lance; lance.dataset(sys.argv[1]).create_branch("pdev", 3); print("{}")""", t)
-    val ours = manifestOf(s"$t/tree/dev")
-    val theirs = manifestOf(s"$t/tree/pdev")
-    assert(ours.version == 3 && theirs.version == 3)
-    assert(ours.branch.contains("dev") && theirs.branch.contains("pdev"))
-    assert(ours.basePaths == theirs.basePaths)
-    assert(ours.fragments == theirs.fragments)
-    assert(ours.fragments.flatMap(_.files).forall(_.baseId.contains(0)) && ours.fragments.exists(_.deletionFile.exists(_.baseId.contains(0))))
-    assert((ours.readerFeatureFlags, ours.writerFeatureFlags) == ((theirs.readerFeatureFlags, theirs.writerFeatureFlags)))
-    assert(ours.schema == theirs.schema && ours.config == theirs.config && ours.maxFragmentId == theirs.maxFragmentId)
-    assert(ours.nextRowId == theirs.nextRowId && ours.dataFormat == theirs.dataFormat)
-    (transactionOf(s"$t/tree/dev", ours).operation, transactionOf(s"$t/tree/pdev", theirs).operation) match {
-      case (a: Operation.Clone, b: Operation.Clone) =>
-        assert(a.copy(branch = None) == b.copy(branch = None) && a.branch.contains("dev") && b.branch.contains("pdev"))
-      case other => fail(s"expected two Clones, got $other")
+  /** The parts of two branches' first manifests that must agree (all but the branch name, times and transaction file). */
+  private def sameClone(t: String, ours: String, theirs: String): Unit = {
+    val (a, b) = (manifestOf(s"$t/tree/$ours"), manifestOf(s"$t/tree/$theirs"))
+    assert(a.version == b.version)
+    assert(a.branch.contains(ours) && b.branch.contains(theirs))
+    assert(a.basePaths.sortBy(_.id) == b.basePaths.sortBy(_.id))
+    assert(a.fragments == b.fragments)
+    assert(a.indices.map(i => (i.uuid, i.baseId, i.fragments, i.datasetVersion)) == b.indices.map(i => (i.uuid, i.baseId, i.fragments, i.datasetVersion)))
+    assert((a.readerFeatureFlags, a.writerFeatureFlags) == ((b.readerFeatureFlags, b.writerFeatureFlags)))
+    assert(a.schema == b.schema && a.config == b.config && a.maxFragmentId == b.maxFragmentId)
+    assert(a.nextRowId == b.nextRowId && a.dataFormat == b.dataFormat)
+    (transactionOf(s"$t/tree/$ours", a), transactionOf(s"$t/tree/$theirs", b)) match {
+      case (x, y) =>
+        assert(x.readVersion == y.readVersion && x.readVersion == a.version)
+        (x.operation, y.operation) match {
+          case (p: Operation.Clone, q: Operation.Clone) =>
+            assert(p.copy(branch = None) == q.copy(branch = None) && p.branch.contains(ours) && q.branch.contains(theirs))
+          case other => fail(s"expected two Clones, got $other")
+        }
     }
-    assert(transactionOf(s"$t/tree/dev", ours).readVersion == 3)
-    assert(jsonKeys(s"$t/_refs/branches/dev.json") == jsonKeys(s"$t/_refs/branches/pdev.json"))
-    val seen = pylance(t, "branch:dev:", "branch:pdev:", "main::")
-    assert(seen.branches == Map("dev" -> (None, 3L), "pdev" -> (None, 3L)))
-    assert(seen.reads("branch:dev:") == ((3L, (0L until 10L).filterNot(_ == 4L))))
-    assert(seen.reads("branch:dev:") == seen.reads("branch:pdev:"))
+    assert(jsonKeys(Refs.branchPath(t, ours)) == jsonKeys(Refs.branchPath(t, theirs)))
+    val (ja, jb) = (refJson(t, ours), refJson(t, theirs))
+    assert(ja("parentBranch") == jb("parentBranch") && ja("parentVersion") == jb("parentVersion") && ja("manifestSize") == jb("manifestSize"))
+    def lineage(j: Map[String, Any]) = j("identifier").asInstanceOf[Map[String, Any]]("version_mapping").asInstanceOf[Vector[Vector[Any]]]
+    assert(lineage(ja).map(_.head) == lineage(jb).map(_.head) && lineage(ja).init == lineage(jb).init, "the parent's lineage, then the version")
+  }
+
+  private def refJson(t: String, branch: String): Map[String, Any] =
+    Json.parse(new String(Files.readAllBytes(new File(Refs.branchPath(t, branch)).toPath), "UTF-8")).asInstanceOf[Map[String, Any]]
+
+  test("a branch we create is the branch pylance would have created (deletions, an index, nested), and reads as pylance reads it") {
+    val t = twoVersions()
+    py("""import sys, lance
+         |ds = lance.dataset(sys.argv[1])
+         |ds.delete("id = 4")
+         |ds.create_scalar_index("id", "BTREE")
+         |print("{}")""".stripMargin, t) // version 3: a deletion file; version 4: an index
+    assert(call(s"create_branch(table => '$t', branch => 'dev', version => 4)") == Seq(Row("dev", 4L, null)))
+    py("""import sys, lance; lance.dataset(sys.argv[1]).create_branch("pdev", 4); print("{}")""", t)
+    sameClone(t, "dev", "pdev")
+    val ours = manifestOf(s"$t/tree/dev")
+    assert(ours.fragments.flatMap(_.files).forall(_.baseId.contains(0)) && ours.fragments.exists(_.deletionFile.exists(_.baseId.contains(0))))
+    assert(ours.indices.nonEmpty && ours.indices.forall(_.baseId.contains(0)))
+    assert(ours.basePaths.map(b => (b.id, b.name, b.isDatasetRoot, b.path)) == Seq((0, None, true, t)))
+
+    // Nested: both from version 5 of dev, which has files of its own.
+    spark.range(100, 103).write.format("lance").option("branch", "dev").mode("append").save(t)
+    assert(call(s"create_branch(table => '$t', branch => 'dev/feature', from_branch => 'dev')") == Seq(Row("dev/feature", 5L, "dev")))
+    py("""import sys, lance; lance.dataset(sys.argv[1]).create_branch("dev/pfeature", ("dev", 5)); print("{}")""", t)
+    sameClone(t, "dev/feature", "dev/pfeature")
+
+    val seen = pylance(t, "branch:dev:", "branch:pdev:", "branch:dev/feature:", "branch:dev/pfeature:", "main::")
+    assert(seen.branches == Map("dev" -> (None, 4L), "pdev" -> (None, 4L), "dev/feature" -> (Some("dev"), 5L),
+      "dev/pfeature" -> (Some("dev"), 5L)))
+    assert(seen.reads("branch:dev:") == ((5L, (0L until 10L).filterNot(_ == 4L) ++ (100L until 103L))))
+    assert(seen.reads("branch:pdev:") == ((4L, (0L until 10L).filterNot(_ == 4L))))
+    assert(seen.reads("branch:dev/feature:") == seen.reads("branch:dev:") && seen.reads("branch:dev/pfeature:") == seen.reads("branch:dev:"))
+    assert(seen.reads("main::") == ((4L, (0L until 10L).filterNot(_ == 4L))))
+    // pylance answers a filter on the branch through the index it inherited (base 0).
+    val filtered = py("""import sys, json, lance
+         |d = lance.dataset(sys.argv[1]).checkout_version(("dev/feature", None))
+         |plan = d.scanner(filter="id = 7").explain_plan()
+         |print(json.dumps({"ids": d.to_table(filter="id = 7 or id = 101")["id"].to_pylist(), "indexed": "ScalarIndexQuery" in plan}))""".stripMargin, t)
+    assert(filtered("ids") == Vector(BigDecimal(7), BigDecimal(101)) && filtered("indexed") == true, filtered)
   }
 
   test("appends and overwrites on a branch, by path: the branch's own files and versions, the main line untouched") {
