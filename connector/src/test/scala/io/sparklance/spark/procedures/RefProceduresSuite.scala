@@ -263,8 +263,10 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
 
   test("INSERT, DELETE, UPDATE and MERGE on t.branch_dev commit on the branch, as pylance reads it") {
     spark.sql("CREATE TABLE s (id BIGINT NOT NULL, name STRING) USING lance")
-    spark.sql("INSERT INTO s VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    spark.sql("INSERT INTO s VALUES (1, 'a'), (2, 'b'), (3, 'c'), (7, 'g')")
     val t = location("s")
+    // A deletion file on the main line, which the branch inherits (base 0) and its DELETE extends.
+    py("""import sys, lance; lance.dataset(sys.argv[1]).delete("id = 7"); print("{}")""", t)
     val mainV = snapshot("s").version
     assert(call(s"create_branch(table => 'default.s', branch => 'dev')") == Seq(Row("dev", mainV, null)))
     spark.sql("INSERT INTO s.`branch_dev` VALUES (4, 'd'), (5, 'e')")
@@ -293,6 +295,31 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
     assert(names("names") == Vector("B", "C", "d", "e", "f"))
     // Every new file of the branch is under tree/dev.
     assert(new File(s"$t/data").listFiles().length == snapshot("s").manifest.fragments.length)
+    assert(new File(s"$t/_deletions").listFiles().length == 1)
+    assert(new File(s"$t/tree/dev/_deletions").listFiles().nonEmpty)
+
+    // A table named as its branch makes the branch the default one.
+    assert(rows("CALL spark_catalog.system.create_tag(table => 'default.s.`branch_dev`', tag => 'dev_now')") ==
+      Seq(Row("dev_now", v + 4, "dev")))
+    assert(rows("CALL spark_catalog.system.create_branch(table => 'default.s.`branch_dev`', branch => 'dev2')") ==
+      Seq(Row("dev2", v + 4, "dev")))
+    val again = pylance(t, "tag:dev_now:", "branch:dev2:")
+    assert(again.reads("tag:dev_now:") == ((v + 4, Seq(2L, 3L, 4L, 5L, 6L))) && again.reads("branch:dev2:") == again.reads("tag:dev_now:"))
+    assert(again.branches("dev2") == ((Some("dev"), v + 4)))
+  }
+
+  test("two writers creating one branch: exactly one wins, the loser leaves no file behind") {
+    val t = twoVersions()
+    val pool = java.util.concurrent.Executors.newFixedThreadPool(4)
+    try {
+      val results = (1 to 4).map(_ => pool.submit(() => scala.util.Try(RefWrites.createBranch(store, t, "race", None, Some(1L), None))))
+        .map(_.get())
+      assert(results.count(_.isSuccess) == 1, results)
+      results.filter(_.isFailure).foreach(f => assert(f.failed.get.asInstanceOf[io.sparklance.util.LanceException].errorClass == "LANCE_REF_ALREADY_EXISTS"))
+      assert(new File(s"$t/tree/race/_transactions").list().length == 1)
+      assert(new File(s"$t/tree/race/_versions").list().count(_.endsWith(".manifest")) == 1)
+      assert(pylance(t, "branch:race:").reads("branch:race:") == ((1L, 0L until 5L)))
+    } finally pool.shutdown()
   }
 
   // ---- made by pylance, continued by us --------------------------------------------------
