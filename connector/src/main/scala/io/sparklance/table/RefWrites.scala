@@ -116,8 +116,10 @@ object RefWrites {
    * Deletes branch `name` and its folder, as Lance's Branches::delete does: refused
    * (LANCE_REF_IN_USE) while another branch is based on it or a tag names one of its
    * versions. Its file in `_refs/branches/` goes first, so that a crash leaves at most a
-   * folder no listing shows. A branch nested below it by name (`dev/x` below `dev`) keeps
-   * its folder inside this one's, which then stays, as in Lance.
+   * folder no listing shows. A branch nested below it by name (`dev/x` below `dev`, based on
+   * another line) keeps its folder inside this one's, which Lance then leaves whole; here its
+   * `_versions/` goes, so that nothing reads or extends the deleted branch and its name can be
+   * used again (its other files are unreachable, for cleanup).
    */
   def deleteBranch(store: ObjectStore, root: String, name: String): RefChange = {
     val main = Paths.stripTrailingSlash(root)
@@ -130,7 +132,12 @@ object RefWrites {
     if (tags.nonEmpty)
       throw Errors.refInUse(main, "branch", name, s"tags ${tags.map(t => s"'${t.name}' (version ${t.version})").mkString(", ")} name its versions")
     store.delete(Refs.branchPath(main, name))
-    folderToRemove(name, others.map(_.name)).foreach(dir => store.deleteDirectory(Paths.join(main, ("tree" +: dir): _*)))
+    folderToRemove(name, others.map(_.name)) match {
+      case Some(dir) => store.deleteDirectory(Paths.join(main, ("tree" +: dir): _*))
+      case None if !others.exists(o => (o.name + "/").startsWith(s"$name/${Snapshot.VersionsDir}/")) =>
+        store.deleteDirectory(Paths.join(Refs.branchRoot(main, name), Snapshot.VersionsDir))
+      case None => ()
+    }
     RefChange(name, branch.parentVersion, branch.parentBranch)
   }
 

@@ -384,6 +384,20 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
     assert(pylance(t).tags.keySet == Set("taken"))
   }
 
+  test("a branch nested by name but based elsewhere survives its namesake's deletion; the name can be used again") {
+    val t = twoVersions()
+    call(s"create_branch(table => '$t', branch => 'a', version => 1)")
+    call(s"create_branch(table => '$t', branch => 'a/b', version => 2)") // based on the main line, folder inside a's
+    spark.range(40, 41).write.format("lance").option("branch", "a").mode("append").save(t)
+    assert(call(s"delete_branch(table => '$t', branch => 'a')") == Seq(Row("a", 1L, null)))
+    assert(!new File(s"$t/tree/a/_versions").exists() && new File(s"$t/tree/a/b/_versions").isDirectory)
+    assert(lanceError(idsOf(t, "branch" -> "a")).errorClass == "LANCE_REF_NOT_FOUND")
+    call(s"create_branch(table => '$t', branch => 'a', version => 2)")
+    val seen = pylance(t, "branch:a:", "branch:a/b:")
+    assert(seen.branches == Map("a" -> (None, 2L), "a/b" -> (None, 2L)))
+    assert(seen.reads("branch:a:") == ((2L, 0L until 10L)) && seen.reads("branch:a/b:") == ((2L, 0L until 10L)))
+  }
+
   test("the folder a deleted branch leaves goes as Lance removes it") {
     assert(RefWrites.folderToRemove("dev", Nil).contains(Seq("dev")))
     assert(RefWrites.folderToRemove("a/b/c", Nil).contains(Seq("a")))
