@@ -308,6 +308,24 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
     assert(again.branches("dev2") == ((Some("dev"), v + 4)))
   }
 
+  test("INSERT OVERWRITE and DataFrameWriterV2 on t.branch_dev replace and append on the branch only") {
+    spark.sql("CREATE TABLE o (id BIGINT NOT NULL, name STRING) USING lance")
+    spark.sql("INSERT INTO o VALUES (1, 'a'), (2, 'b')")
+    val t = location("o")
+    val v = snapshot("o").version
+    call(s"create_branch(table => 'default.o', branch => 'dev')")
+    spark.sql("INSERT OVERWRITE o.`branch_dev` SELECT 9L, 'z'")
+    spark.range(3).selectExpr("id + 10 AS id", "'w' AS name").writeTo("o.`branch_dev`").append()
+    val seen = pylance(t, s"branch:dev:$v", s"branch:dev:${v + 1}", "branch:dev:", "main::")
+    assert(seen.reads(s"branch:dev:$v")._2 == Seq(1L, 2L))
+    assert(seen.reads(s"branch:dev:${v + 1}")._2 == Seq(9L))
+    assert(seen.reads("branch:dev:") == ((v + 2, Seq(9L, 10L, 11L, 12L))))
+    assert(seen.reads("main::") == ((v, Seq(1L, 2L))))
+    // The overwritten branch keeps its base path and its name (pylance 14 reads it as the branch).
+    val m = manifestOf(s"$t/tree/dev")
+    assert(m.branch.contains("dev") && m.basePaths.map(_.id) == Seq(0))
+  }
+
   test("two writers creating one branch: exactly one wins, the loser leaves no file behind") {
     val t = twoVersions()
     val pool = java.util.concurrent.Executors.newFixedThreadPool(4)
