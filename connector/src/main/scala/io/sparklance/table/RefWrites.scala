@@ -20,6 +20,9 @@ final case class RefChange(name: String, version: Long, branch: Option[String])
 
 object RefWrites {
 
+  /** Lance's name of the main line (refs.rs MAIN_BRANCH): given as a branch, it means no branch. */
+  private def line(branch: Option[String]): Option[String] = branch.filterNot(_ == "main")
+
   // ---- tags ------------------------------------------------------------------------------
 
   /**
@@ -32,21 +35,22 @@ object RefWrites {
       replace: Boolean): RefChange = {
     val main = Paths.stripTrailingSlash(root)
     Refs.checkName("tag", name, Refs.tagNameProblem(name))
-    branch.foreach(b => Refs.checkName("branch", b, Refs.branchNameProblem(b)))
-    val target = Snapshot.resolve(store, main, branch, version.fold[VersionSpec](VersionSpec.Latest)(VersionSpec.Number))
+    val onBranch = line(branch)
+    onBranch.foreach(b => Refs.checkName("branch", b, Refs.branchNameProblem(b)))
+    val target = Snapshot.resolve(store, main, onBranch, version.fold[VersionSpec](VersionSpec.Latest)(VersionSpec.Number))
     val size = store.size(target.manifestPath)
     val path = Refs.tagPath(main, name)
     val now = Instant.now()
     val previous = if (replace && store.exists(path)) Some(Refs.json(store, path)) else None
     val created = previous.flatMap(_.get("createdAt")).collect { case s: String => s }.getOrElse(rfc3339(now))
     val metadata = previous.flatMap(_.get("metadata")).collect { case m: Map[_, _] => m.asInstanceOf[Map[String, Any]] }.getOrElse(Map.empty)
-    val bytes = pretty(Seq("branch" -> branch.orNull, "version" -> target.version, "createdAt" -> created,
+    val bytes = pretty(Seq("branch" -> onBranch.orNull, "version" -> target.version, "createdAt" -> created,
       "updatedAt" -> rfc3339(now), "manifestSize" -> size, "metadata" -> metadata))
     // No store here replaces a file atomically: a moved tag is deleted, then created again,
     // and a writer that creates the name in between wins (this move then fails, naming it).
     if (previous.isDefined) store.delete(path)
     create(store, path, bytes, Errors.refAlreadyExists(main, "tag", name, describe(store, main, name)))
-    RefChange(name, target.version, branch)
+    RefChange(name, target.version, onBranch)
   }
 
   /** Deletes a tag; one that does not exist is LANCE_REF_NOT_FOUND. Returns what it named. */
@@ -80,7 +84,7 @@ object RefWrites {
           throw Errors.invalidArgument(s"create_branch '$name': give a tag, or a version and/or a source branch, not both")
         val g = Refs.tag(store, main, t)
         (g.branch, Some(g.version))
-      case None => (fromBranch, version)
+      case None => (line(fromBranch), version)
     }
     val refFile = Refs.branchPath(main, name)
     if (store.exists(refFile)) throw Errors.refAlreadyExists(main, "branch", name, branchOrigin(store, main, name))

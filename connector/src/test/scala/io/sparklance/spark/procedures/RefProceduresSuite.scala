@@ -99,7 +99,7 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
   test("tags created, moved and deleted by us are the tags pylance lists and reads") {
     val t = twoVersions()
     assert(call(s"create_tag(table => '$t', tag => 'first', version => 1)") == Seq(Row("first", 1L, null)))
-    assert(call(s"create_tag(table => '$t', tag => 'head')") == Seq(Row("head", 2L, null)))
+    assert(call(s"create_tag(table => '$t', tag => 'head', branch => 'main')") == Seq(Row("head", 2L, null)), "'main' is the main line")
     val size1 = new File(Snapshot.open(store, t, Some(1L)).manifestPath).length()
     val size2 = new File(Snapshot.open(store, t, Some(2L)).manifestPath).length()
     var seen = pylance(t, "tag:first:", "tag:head:")
@@ -372,7 +372,15 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
     val t = twoVersions()
     call(s"create_tag(table => '$t', tag => 'taken', version => 1)")
     call(s"create_branch(table => '$t', branch => 'dev', version => 1)")
+    call(s"create_branch(table => '$t', branch => 'dev/child', from_branch => 'dev')")
+    call(s"create_branch(table => '$t', branch => 'tagged', version => 2)")
+    call(s"create_tag(table => '$t', tag => 'on_tagged', branch => 'tagged')")
     val cases = Seq(
+      s"create_tag(table => '$t', tag => 'new', branch => 'dev', version => 2)" -> "LANCE_VERSION_NOT_FOUND",
+      s"create_tag(table => '$t', tag => 'new', branch => 'bad//name')" -> "LANCE_INVALID_ARGUMENT",
+      s"delete_branch(table => '$t', branch => 'dev')" -> "LANCE_REF_IN_USE",
+      s"delete_branch(table => '$t', branch => 'tagged')" -> "LANCE_REF_IN_USE",
+      s"delete_branch(table => '$t', branch => 'main')" -> "LANCE_INVALID_ARGUMENT",
       s"create_tag(table => '$t', tag => 'taken', version => 2)" -> "LANCE_REF_ALREADY_EXISTS",
       s"create_tag(table => '$t', tag => 'new', version => 9)" -> "LANCE_VERSION_NOT_FOUND",
       s"create_tag(table => '$t', tag => 'new', branch => 'nope')" -> "LANCE_REF_NOT_FOUND",
@@ -399,7 +407,8 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
     assert(lanceError(spark.range(1).write.format("lance").option("branch", "nope").mode("append").save(t)).errorClass == "LANCE_REF_NOT_FOUND")
     assert(lanceError(spark.range(1).write.format("lance").option("branch", "nope").mode("overwrite").save(t)).errorClass == "LANCE_REF_NOT_FOUND")
     assert(folder(t) == before)
-    assert(pylance(t).tags.keySet == Set("taken"))
+    val seen = pylance(t)
+    assert(seen.tags.keySet == Set("taken", "on_tagged") && seen.branches.keySet == Set("dev", "dev/child", "tagged"))
   }
 
   test("a branch nested by name but based elsewhere survives its namesake's deletion; the name can be used again") {
