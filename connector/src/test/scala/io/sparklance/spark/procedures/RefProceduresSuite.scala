@@ -231,6 +231,10 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
     spark.range(300, 301).write.format("lance").option("branch", "dev/feature").mode("append").save(t)
     assert(call(s"create_tag(table => '$t', tag => 'dev_head', branch => 'dev')") == Seq(Row("dev_head", 2L, "dev")))
 
+    // A branch from a tag on a branch: the tag's branch and version.
+    assert(call(s"create_branch(table => '$t', branch => 'from_tag', tag => 'dev_head')") == Seq(Row("from_tag", 2L, "dev")))
+    assert(pylance(t, "branch:from_tag:").reads("branch:from_tag:") == ((2L, (0L until 5L) ++ (100L until 103L))))
+    call(s"delete_branch(table => '$t', branch => 'from_tag')")
     val seen = pylance(t, "branch:dev:1", "branch:dev:", "branch:dev/feature:2", "branch:dev/feature:3", "branch:dev/feature:",
       "tag:dev_head:", "main::")
     assert(seen.branches == Map("dev" -> (None, 1L), "dev/feature" -> (Some("dev"), 2L)))
@@ -324,6 +328,10 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
     // The overwritten branch keeps its base path and its name (pylance 14 reads it as the branch).
     val m = manifestOf(s"$t/tree/dev")
     assert(m.branch.contains("dev") && m.basePaths.map(_.id) == Seq(0))
+    // TRUNCATE empties the branch only.
+    spark.sql("TRUNCATE TABLE o.`branch_dev`")
+    val after = pylance(t, "branch:dev:", "main::")
+    assert(after.reads("branch:dev:") == ((v + 3, Nil)) && after.reads("main::") == ((v, Seq(1L, 2L))))
   }
 
   test("two writers creating one branch: exactly one wins, the loser leaves no file behind") {
