@@ -310,6 +310,16 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
     val again = pylance(t, "tag:dev_now:", "branch:dev2:")
     assert(again.reads("tag:dev_now:") == ((v + 4, Seq(2L, 3L, 4L, 5L, 6L))) && again.reads("branch:dev2:") == again.reads("tag:dev_now:"))
     assert(again.branches("dev2") == ((Some("dev"), v + 4)))
+
+    // SQL on a branch that does not exist, or was deleted: named, and nothing written.
+    call(s"delete_branch(table => 'default.s', branch => 'dev2')")
+    val before = folder(t)
+    Seq("INSERT INTO s.`branch_dev2` VALUES (8, 'h')", "INSERT INTO s.`branch_nope` VALUES (8, 'h')",
+      "DELETE FROM s.`branch_dev2` WHERE id = 2").foreach { sql =>
+      val e = lanceError(spark.sql(sql))
+      assert(e.errorClass == "LANCE_REF_NOT_FOUND", s"$sql: $e")
+    }
+    assert(folder(t) == before)
   }
 
   test("INSERT OVERWRITE and DataFrameWriterV2 on t.branch_dev replace and append on the branch only") {
