@@ -129,7 +129,8 @@ object RefWrites {
     val main = Paths.stripTrailingSlash(root)
     val branch = Refs.branch(store, main, name)
     val others = Refs.branches(store, main).filterNot(_ == name).map(Refs.branch(store, main, _))
-    val based = others.filter(o => branch.isBaseOf(o) || (branch.identifier.isEmpty && o.parentBranch.contains(name)))
+    // Files of older writers carry no lineage: then a branch naming this one as its parent is taken as based on it.
+    val based = others.filter(o => branch.isBaseOf(o) || ((branch.identifier.isEmpty || o.identifier.isEmpty) && o.parentBranch.contains(name)))
     if (based.nonEmpty)
       throw Errors.refInUse(main, "branch", name, s"branches ${based.map(b => s"'${b.name}'").mkString(", ")} are based on it")
     val tags = Refs.tags(store, main).map(Refs.tag(store, main, _)).filter(_.branch.contains(name))
