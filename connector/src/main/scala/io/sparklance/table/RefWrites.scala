@@ -123,12 +123,21 @@ object RefWrites {
    * folder no listing shows. A branch nested below it by name (`dev/x` below `dev`, based on
    * another line) keeps its folder inside this one's, which Lance then leaves whole; here its
    * `_versions/` goes, so that nothing reads or extends the deleted branch and its name can be
-   * used again (its other files are unreachable, for cleanup).
+   * used again (its other files are unreachable, for cleanup). A folder whose creation stopped
+   * before its ref file was written (no listing shows it) is removed too, as Lance's
+   * force_delete_branch does, so that the name can be used again.
    */
   def deleteBranch(store: ObjectStore, root: String, name: String): RefChange = {
     val main = Paths.stripTrailingSlash(root)
-    val branch = Refs.branch(store, main, name)
+    Refs.checkName("branch", name, Refs.branchNameProblem(name))
     val others = Refs.branches(store, main).filterNot(_ == name).map(Refs.branch(store, main, _))
+    if (!store.exists(Refs.branchPath(main, name))) {
+      val leftover = leftoverVersions(store, main, name)
+      if (leftover.isEmpty) throw Errors.refNotFound(main, "branch", name, others.map(_.name))
+      removeFolder(store, main, name, others)
+      return RefChange(name, leftover.max, None)
+    }
+    val branch = Refs.branch(store, main, name)
     // Files of older writers carry no lineage: then a branch naming this one as its parent is taken as based on it.
     val based = others.filter(o => branch.isBaseOf(o) || ((branch.identifier.isEmpty || o.identifier.isEmpty) && o.parentBranch.contains(name)))
     if (based.nonEmpty)
@@ -137,14 +146,21 @@ object RefWrites {
     if (tags.nonEmpty)
       throw Errors.refInUse(main, "branch", name, s"tags ${tags.map(t => s"'${t.name}' (version ${t.version})").mkString(", ")} name its versions")
     store.delete(Refs.branchPath(main, name))
+    removeFolder(store, main, name, others)
+    RefChange(name, branch.parentVersion, branch.parentBranch)
+  }
+
+  /** Versions under the folder of a branch that has no ref file: what a creation that stopped halfway left. */
+  private def leftoverVersions(store: ObjectStore, main: String, name: String): Seq[Long] =
+    store.listNames(Paths.join(Refs.branchRoot(main, name), Snapshot.VersionsDir)).flatMap(n => ManifestNaming.parse(n).map(_._1))
+
+  private def removeFolder(store: ObjectStore, main: String, name: String, others: Seq[Branch]): Unit =
     folderToRemove(name, others.map(_.name)) match {
       case Some(dir) => store.deleteDirectory(Paths.join(main, ("tree" +: dir): _*))
       case None if !others.exists(o => (o.name + "/").startsWith(s"$name/${Snapshot.VersionsDir}/")) =>
         store.deleteDirectory(Paths.join(Refs.branchRoot(main, name), Snapshot.VersionsDir))
       case None => ()
     }
-    RefChange(name, branch.parentVersion, branch.parentBranch)
-  }
 
   /**
    * The folder below `tree/` a deleted branch leaves (Lance's get_cleanup_path): none while a

@@ -443,6 +443,22 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
     assert(seen.reads("branch:a:") == ((2L, 0L until 10L)) && seen.reads("branch:a/b:") == ((2L, 0L until 10L)))
   }
 
+  test("a branch whose creation stopped before its ref file: its name is refused until delete_branch removes the folder") {
+    val t = twoVersions()
+    // The first step of a creation alone, as a crash right after it leaves it.
+    new io.sparklance.table.commit.TableCommitter(store, s"$t/tree/half").commitClone(Snapshot.open(store, t, Some(1L)),
+      Operation.Clone(shallow = true, 1L, t, Some("half")))
+    assert(pylance(t).branches.isEmpty, "no listing shows it")
+    val before = folder(t)
+    val e = lanceError(call(s"create_branch(table => '$t', branch => 'half')"))
+    assert(e.errorClass == "LANCE_REF_ALREADY_EXISTS" && e.getMessage.contains("delete_branch"), e)
+    assert(folder(t) == before)
+    assert(call(s"delete_branch(table => '$t', branch => 'half')") == Seq(Row("half", 1L, null)))
+    assert(!new File(s"$t/tree/half").exists())
+    assert(call(s"create_branch(table => '$t', branch => 'half')") == Seq(Row("half", 2L, null)))
+    assert(pylance(t, "branch:half:").reads("branch:half:") == ((2L, 0L until 10L)))
+  }
+
   test("the folder a deleted branch leaves goes as Lance removes it") {
     assert(RefWrites.folderToRemove("dev", Nil).contains(Seq("dev")))
     assert(RefWrites.folderToRemove("a/b/c", Nil).contains(Seq("a")))
