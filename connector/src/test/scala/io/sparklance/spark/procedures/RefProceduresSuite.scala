@@ -147,7 +147,7 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
     assert(a.version == b.version)
     assert(a.branch.contains(ours) && b.branch.contains(theirs))
     assert(a.basePaths.sortBy(_.id) == b.basePaths.sortBy(_.id))
-    assert(a.fragments == b.fragments)
+    assert(a.fragments.map(comparable) == b.fragments.map(comparable))
     assert(a.indices.map(i => (i.uuid, i.baseId, i.fragments, i.datasetVersion)) == b.indices.map(i => (i.uuid, i.baseId, i.fragments, i.datasetVersion)))
     assert((a.readerFeatureFlags, a.writerFeatureFlags) == ((b.readerFeatureFlags, b.writerFeatureFlags)))
     assert(a.schema == b.schema && a.config == b.config && a.maxFragmentId == b.maxFragmentId)
@@ -166,6 +166,14 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
     assert(ja("parentBranch") == jb("parentBranch") && ja("parentVersion") == jb("parentVersion") && ja("manifestSize") == jb("manifestSize"))
     def lineage(j: Map[String, Any]) = j("identifier").asInstanceOf[Map[String, Any]]("version_mapping").asInstanceOf[Vector[Vector[Any]]]
     assert(lineage(ja).map(_.head) == lineage(jb).map(_.head) && lineage(ja).init == lineage(jb).init, "the parent's lineage, then the version")
+  }
+
+  /** A value with its byte arrays (inline row ids, version stamps) compared by content. */
+  private def comparable(x: Any): Any = x match {
+    case a: Array[_] => a.toSeq
+    case p: Product => (p.productPrefix, p.productIterator.map(comparable).toList)
+    case xs: Iterable[_] => xs.map(comparable).toList
+    case other => other
   }
 
   private def refJson(t: String, branch: String): Map[String, Any] =
@@ -205,6 +213,20 @@ class RefProceduresSuite extends AnyFunSuite with CatalogTables {
          |plan = d.scanner(filter="id = 7").explain_plan()
          |print(json.dumps({"ids": d.to_table(filter="id = 7 or id = 101")["id"].to_pylist(), "indexed": "ScalarIndexQuery" in plan}))""".stripMargin, t)
     assert(filtered("ids") == Vector(BigDecimal(7), BigDecimal(101)) && filtered("indexed") == true, filtered)
+  }
+
+  test("a branch of a table with stable row ids is pylance's branch too; its appends continue the row ids") {
+    val t = newTable()
+    spark.range(4).write.format("lance").option("enableStableRowIds", "true").save(t)
+    call(s"create_branch(table => '$t', branch => 'dev')")
+    py("""import sys, lance; lance.dataset(sys.argv[1]).create_branch("pdev", 1); print("{}")""", t)
+    sameClone(t, "dev", "pdev")
+    spark.range(10, 12).write.format("lance").option("branch", "dev").mode("append").save(t)
+    val ids = py("""import sys, json, lance
+         |d = lance.dataset(sys.argv[1]).checkout_version(("dev", None))
+         |t = d.to_table(columns=["id"], with_row_id=True).sort_by("id")
+         |print(json.dumps({"ids": t["id"].to_pylist(), "rowids": t["_rowid"].to_pylist()}))""".stripMargin, t)
+    assert(ids("ids") == Vector(0, 1, 2, 3, 10, 11).map(BigDecimal(_)) && ids("rowids") == (0 until 6).map(BigDecimal(_)).toVector, ids)
   }
 
   test("appends and overwrites on a branch, by path: the branch's own files and versions, the main line untouched") {
