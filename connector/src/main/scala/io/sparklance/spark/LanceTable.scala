@@ -74,10 +74,11 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
     if (exists) s"lance.`${Redaction(snapshot.root)}`@v${snapshot.version}" else s"lance.`${Redaction(options.path)}` (new)")
 
   /**
-   * A catalog table at its latest version on the main branch takes writes; one read at a
-   * version, a tag, a time or on a branch does not (Spark refuses writes to those anyway).
+   * A catalog table at its latest version, on the main branch or a branch (`t.branch_dev`),
+   * takes writes, which add a version to that line; one read at a version, a tag or a time does
+   * not (Spark refuses writes to those anyway).
    */
-  private def writableEntry: Boolean = entry.isDefined && options.version == VersionSpec.Latest && options.branch.isEmpty
+  private def writableEntry: Boolean = entry.isDefined && options.version == VersionSpec.Latest
 
   /** The options of a write to this table: those its catalog stores with it, a statement's `statement` over them. */
   def writeOptions(statement: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty()): LanceWriteOptions = {
@@ -164,7 +165,7 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
   }
 
   private def notWritable(command: String): LanceSparkException = LanceSparkException(Errors.unsupported(s"$command on $name: only " +
-    "tables named in a catalog, at their latest version on the main branch, take row-level changes", options.path))
+    "tables named in a catalog, at their latest version (of the main branch or a branch), take row-level changes", options.path))
 
   /**
    * Spark asks this before planning a DELETE: true when statistics alone decide it

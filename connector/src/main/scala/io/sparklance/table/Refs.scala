@@ -1,6 +1,5 @@
 package io.sparklance.table
 
-import java.net.URLEncoder
 import java.nio.charset.StandardCharsets.UTF_8
 
 import io.sparklance.storage.{ObjectStore, Paths}
@@ -15,14 +14,22 @@ import io.sparklance.util.{Errors, Json}
 /** A tag: a version of the main line or of a branch. */
 final case class Tag(name: String, branch: Option[String], version: Long)
 
-/** A branch and where it came from. */
-final case class Branch(name: String, parentBranch: Option[String], parentVersion: Long)
+/**
+ * A branch and where it came from. `identifier`: Lance's lineage of the branch, (version of
+ * the parent, uuid) from the main line down, which tells the branches based on it from a
+ * branch that merely reuses a deleted one's name.
+ */
+final case class Branch(name: String, parentBranch: Option[String], parentVersion: Long, identifier: Seq[(Long, String)] = Nil) {
+  /** True when `other` is based on this branch (on it, or on a branch based on it). */
+  def isBaseOf(other: Branch): Boolean =
+    identifier.nonEmpty && other.identifier.length > identifier.length && other.identifier.take(identifier.length) == identifier
+}
 
 object Refs {
-  private def tagsDir(root: String) = Paths.join(root, "_refs", "tags")
-  private def branchesDir(root: String) = Paths.join(root, "_refs", "branches")
+  private[table] def tagsDir(root: String) = Paths.join(root, "_refs", "tags")
+  private[table] def branchesDir(root: String) = Paths.join(root, "_refs", "branches")
 
-  private def json(store: ObjectStore, path: String): Map[String, Any] =
+  private[table] def json(store: ObjectStore, path: String): Map[String, Any] =
     try Json.parse(new String(store.readAll(path, Json.MaxFileBytes), UTF_8)) match {
       case m: Map[_, _] => m.asInstanceOf[Map[String, Any]]
       case _ => throw Errors.corrupt(path, "expected a JSON object")
@@ -78,7 +85,7 @@ object Refs {
     else if (name == "main") Some("'main' is the main line, read without a branch")
     else None
 
-  private def checkName(kind: String, name: String, problem: Option[String]): Unit =
+  private[table] def checkName(kind: String, name: String, problem: Option[String]): Unit =
     problem.foreach(why => throw Errors.invalidArgument(s"'$name' is not a valid $kind name: $why"))
 
   def tags(store: ObjectStore, root: String): Seq[String] =
@@ -86,7 +93,7 @@ object Refs {
 
   def tag(store: ObjectStore, root: String, name: String): Tag = {
     checkName("tag", name, tagNameProblem(name))
-    val path = Paths.join(tagsDir(root), s"$name.json")
+    val path = tagPath(root, name)
     if (!store.exists(path)) throw Errors.refNotFound(root, "tag", name, tags(store, root))
     val m = json(store, path)
     Tag(name, branchIn(m, "branch", path), long(m, "version", path))
@@ -98,10 +105,27 @@ object Refs {
 
   def branch(store: ObjectStore, root: String, name: String): Branch = {
     checkName("branch", name, branchNameProblem(name))
-    val path = Paths.join(branchesDir(root), URLEncoder.encode(name, UTF_8) + ".json")
+    val path = branchPath(root, name)
     if (!store.exists(path)) throw Errors.refNotFound(root, "branch", name, branches(store, root))
     val m = json(store, path)
-    Branch(name, branchIn(m, "parentBranch", path), long(m, "parentVersion", path))
+    Branch(name, branchIn(m, "parentBranch", path), long(m, "parentVersion", path), identifier(m, path))
+  }
+
+  def tagPath(root: String, name: String): String = Paths.join(tagsDir(root), s"$name.json")
+
+  /** The file of a branch: '/' written as %2F, the only character of a valid name Lance's paths encode. */
+  def branchPath(root: String, name: String): String = Paths.join(branchesDir(root), name.replace("/", "%2F") + ".json")
+
+  /** `identifier.version_mapping`: [[version, uuid], ...]; absent in files of older writers (then empty). */
+  private def identifier(m: Map[String, Any], path: String): Seq[(Long, String)] = m.get("identifier") match {
+    case Some(id: Map[_, _]) => id.asInstanceOf[Map[String, Any]].get("version_mapping") match {
+      case Some(pairs: Vector[_]) => pairs.map {
+        case Vector(v: BigDecimal, u: String) if v.isValidLong => (v.toLongExact, u)
+        case other => throw Errors.corrupt(path, s"'identifier.version_mapping' holds $other, not a [version, uuid] pair")
+      }
+      case _ => Nil
+    }
+    case _ => Nil
   }
 
   /** The root of a branch's own dataset: `tree/<branch path>` below the main root. */

@@ -14,6 +14,10 @@ object ErrorStates {
     "LANCE_DATASET_NOT_FOUND" -> "42P01",
     "LANCE_VERSION_NOT_FOUND" -> "42704",
     "LANCE_REF_NOT_FOUND" -> "42704",
+    // A tag or branch name that is taken (duplicate_object).
+    "LANCE_REF_ALREADY_EXISTS" -> "42710",
+    // A branch others are based on (object_in_use).
+    "LANCE_REF_IN_USE" -> "55006",
     "LANCE_FILE_NOT_FOUND" -> "58P01",
     "LANCE_CORRUPT_FILE" -> "XX001",
     "LANCE_UNSUPPORTED_FEATURE" -> "0A000",

@@ -83,6 +83,16 @@ object Errors {
     new NotFoundException("LANCE_REF_NOT_FOUND",
       s"$uri has no $kind '$name'. ${kind.capitalize}s that exist: ${if (existing.isEmpty) "none" else existing.mkString(", ")}.")
 
+  /** A tag or branch created under a name that is taken (Lance's RefConflict). */
+  def refAlreadyExists(uri: String, kind: String, name: String, what: String): LanceException =
+    new LanceException("LANCE_REF_ALREADY_EXISTS",
+      s"$uri already has a $kind '$name' ($what). Choose another name${if (kind == "tag") ", or move the tag with replace => true" else ", or delete that branch first"}.")
+
+  /** A branch that cannot be deleted while others are based on it or tags name its versions (Lance's RefConflict). */
+  def refInUse(uri: String, kind: String, name: String, users: String): LanceException =
+    new LanceException("LANCE_REF_IN_USE",
+      s"$uri: $kind '$name' cannot be deleted: $users. Delete those first.")
+
   def noVersionAsOf(uri: String, timestamp: String, first: String): NotFoundException =
     new NotFoundException("LANCE_VERSION_NOT_FOUND",
       s"$uri has no version as of $timestamp: its oldest version was committed at $first.")

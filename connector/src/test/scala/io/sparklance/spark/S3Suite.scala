@@ -60,6 +60,30 @@ class S3Suite extends AnyFunSuite with LocalSpark {
     assert(rows(remote, "branch" -> "dev/feature") == rows(local, "branch" -> "dev/feature"))
   }
 
+  test("tags and branches written on S3: created, written to, moved and deleted") {
+    val t = s"s3://$bucket/refs_written"
+    def ids(opts: (String, String)*): Seq[Long] =
+      spark.read.format("lance").options(opts.toMap).load(t).select("id").collect().map(_.getLong(0)).toSeq.sorted
+    def call(sql: String) = spark.sql(s"CALL lance.system.$sql").collect().toSeq.map(_.toSeq)
+    spark.range(3).write.format("lance").save(t)
+    spark.range(3, 5).write.format("lance").mode("append").save(t)
+    assert(call(s"create_tag(table => '$t', tag => 'first', version => 1)") == Seq(Seq[Any]("first", 1L, null)))
+    assert(call(s"create_branch(table => '$t', branch => 'dev/x', version => 1)") == Seq(Seq[Any]("dev/x", 1L, null)))
+    spark.range(10, 12).write.format("lance").option("branch", "dev/x").mode("append").save(t)
+    assert(ids("branch" -> "dev/x") == Seq(0L, 1L, 2L, 10L, 11L) && ids() == (0L until 5L) && ids("tag" -> "first") == (0L until 3L))
+    val dup = intercept[Exception](call(s"create_tag(table => '$t', tag => 'first', version => 2)"))
+    assert(Iterator.iterate[Throwable](dup)(_.getCause).takeWhile(_ != null).exists(_.getMessage.contains("LANCE_REF_ALREADY_EXISTS")))
+    call(s"create_tag(table => '$t', tag => 'first', branch => 'dev/x', replace => true)")
+    assert(ids("tag" -> "first") == Seq(0L, 1L, 2L, 10L, 11L))
+    call(s"delete_tag(table => '$t', tag => 'first')")
+    call(s"delete_branch(table => '$t', branch => 'dev/x')")
+    val fs = FileSystem.get(new URI(s"s3a://$bucket/"), server.configuration())
+    // No object is left below the branch's folder (the local S3 server may still list an empty prefix as a folder).
+    val left = fs.listFiles(new Path(s"s3a://$bucket/refs_written/tree"), true)
+    assert(!left.hasNext, "files are left below tree/")
+    assert(fs.listStatus(new Path(s"s3a://$bucket/refs_written/_refs/branches")).isEmpty)
+  }
+
   test("a missing table on S3 is named") {
     val e = intercept[Exception](spark.read.format("lance").load(s"s3://$bucket/nothing-here").count())
     val all = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ")

@@ -17,8 +17,9 @@ import io.sparklance.table.commit.TableHistory
 /**
  * Names below a Lance table's name, in every catalog: `<table>.history`, `<table>.fragments`
  * and `<table>.refs` are metadata tables (read on the driver from the manifests, no data file
- * opened); `<table>.branch_<name>` reads a branch and `<table>.tag_<name>` a tagged version
- * (both read-only; `VERSION AS OF '<tag>'` reads a tag too).
+ * opened); `<table>.branch_<name>` reads and writes a branch (INSERT, DELETE, UPDATE, MERGE
+ * add versions to the branch) and `<table>.tag_<name>` reads a tagged version (read-only;
+ * `VERSION AS OF '<tag>'` reads a tag too).
  */
 object TableSuffixes {
 

@@ -17,6 +17,10 @@ object LanceProcedures {
   val Namespace = "system"
 
   private val all: Map[String, ProcedureContext => LanceProcedure] = Map(
+    "create_tag" -> (new CreateTagProcedure(_)),
+    "delete_tag" -> (new DeleteTagProcedure(_)),
+    "create_branch" -> (new CreateBranchProcedure(_)),
+    "delete_branch" -> (new DeleteBranchProcedure(_)),
     "compact" -> (new CompactProcedure(_)),
   )
 

@@ -91,11 +91,13 @@ object LanceSave {
   }
 
   /**
-   * The latest version of the main branch, or None where there is no table yet (nothing at the
-   * path, or a folder without manifests). A regular file at the path is not a place to create one.
+   * The latest version of the main branch (or of the branch `opts` names), or None where there
+   * is no table yet (nothing at the path, or a folder without manifests). A regular file at the
+   * path is not a place to create one. A branch is never created by a write: one that does not
+   * exist (or was deleted) is LANCE_REF_NOT_FOUND, before anything is written.
    */
   def latest(store: ObjectStore, opts: LanceOptions): Option[Snapshot] =
-    try Some(Snapshot.resolve(store, opts.path, None, VersionSpec.Latest, opts.allowedBasePaths))
+    try Some(Snapshot.resolve(store, opts.path, opts.branch, VersionSpec.Latest, opts.allowedBasePaths))
     catch {
       case e: NotFoundException if e.errorClass == "LANCE_DATASET_NOT_FOUND" && !store.exists(Paths.stripTrailingSlash(opts.path)) => None
     }

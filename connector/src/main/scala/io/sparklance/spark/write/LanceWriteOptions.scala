@@ -61,8 +61,11 @@ object LanceWriteOptions {
     EnableStableRowIds -> Seq("enable_stable_row_ids"),
     MergeSchema -> Seq("merge_schema"))
 
-  /** Read options that choose what to read; a write always goes to the latest version of the main branch. */
-  private val ReadOnly = Seq(LanceOptions.Version, LanceOptions.Tag, LanceOptions.Timestamp, LanceOptions.Branch)
+  /**
+   * Read options that choose an old version; a write always adds a version to the latest one
+   * (of the main branch, or of the branch option `branch` names).
+   */
+  private val ReadOnly = Seq(LanceOptions.Version, LanceOptions.Tag, LanceOptions.Timestamp)
 
   /** Every option a write takes, aliases included ([[io.sparklance.spark.OptionNames]] refuses misspellings of them). */
   val Names: Seq[String] = Seq(MaxRowsPerFile, MaxBytesPerFile, FileFormatVersion, EnableStableRowIds, TxnAppId, TxnVersion,
@@ -72,7 +75,8 @@ object LanceWriteOptions {
     io.sparklance.spark.OptionNames.refuseNearMisses(options)
     ReadOnly.find(k => options.containsKey(k)).foreach { k =>
       throw Errors.invalidOption(k, options.get(k),
-        "no value on a write: it chooses what a read reads, and a write always adds a version to the latest of the main branch")
+        "no value on a write: it chooses an old version to read, and a write always adds a version to the latest one " +
+          s"(of the main branch, or of the branch option '${LanceOptions.Branch}' names)")
     }
     LanceWriteOptions(
       maxRowsPerFile = value(options, MaxRowsPerFile).map { case (k, v) =>

@@ -3,8 +3,8 @@ package io.sparklance.table.commit
 import java.time.Instant
 
 import io.sparklance.format.FileVersion
-import io.sparklance.table.{FeatureFlags, Fragment, IndexMetadata, Manifest, RowIdSource, WriterVersion}
-import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Merge, Overwrite, Project, Rewrite, Update, UpdateConfig}
+import io.sparklance.table.{BasePath, FeatureFlags, Fragment, Manifest, RowIdSource, WriterVersion}
+import io.sparklance.table.commit.Operation.{Append, Clone, CreateIndex, Delete, Merge, Overwrite, Project, Rewrite, Update, UpdateConfig}
 import io.sparklance.table.proto.{ManifestCodec, ManifestMessage, RowIdCodec}
 import io.sparklance.util.Errors
 
@@ -94,6 +94,19 @@ object NextManifest {
           u.entries.foldLeft(start) { case (c, (k, v)) => v.fold(c - k)(c.updated(k, _)) }
         })
       }
+      case c: Clone if c.shallow =>
+        // A shallow clone (a branch's first version): the source's content under the source's
+        // version number, its own files named through a new dataset-root base path (the next
+        // free id: 0 from the main line, 1 from a branch that has base 0), as pylance 14 writes it.
+        val b = base.getOrElse(throw new IllegalStateException("a Clone needs the version it clones"))
+        val id = b.basePaths.map(_.id).maxOption.fold(0)(_ + 1)
+        val here = Some(id)
+        val fragments = b.fragments.map(f => f.copy(
+          files = f.files.map(d => d.copy(baseId = d.baseId.orElse(here))),
+          deletionFile = f.deletionFile.map(d => d.copy(baseId = d.baseId.orElse(here)))))
+        val indexed = ManifestCodec.withIndexBases(b, id)
+        finish(indexed.copy(fragments = fragments, basePaths = b.basePaths :+ BasePath(id, c.refName, isDatasetRoot = true, c.refPath),
+          branch = c.branch), b.version, b.maxFragmentId, ctx, b.stableRowIds)
       case r: Rewrite => changed("a Rewrite")(b => RewriteManifest(b, r, placeNew(b, _, version, where)._1))
       case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
     }

@@ -101,7 +101,13 @@ object Operation {
   /** MemWAL state: (shard id, generation) of the SSTables it records as compacted. */
   final case class UpdateMemWalState(compactedShards: IndexedSeq[(String, Long)]) extends Operation
 
-  final case class Clone(shallow: Boolean, refVersion: Long, refPath: String, branch: Option[String]) extends Operation
+  /**
+   * A table (or a branch, when `branch` is set) made from version `refVersion` of the dataset at
+   * `refPath`; a shallow one names the source's files through a base path. `refName`: the
+   * source's branch (or tag), if any.
+   */
+  final case class Clone(shallow: Boolean, refVersion: Long, refPath: String, branch: Option[String], refName: Option[String] = None)
+      extends Operation
 
   final case class UpdateBases(newBases: IndexedSeq[BasePath]) extends Operation
 

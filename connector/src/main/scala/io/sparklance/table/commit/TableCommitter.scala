@@ -113,6 +113,35 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
     throw new IllegalStateException("unreachable")
   }
 
+  /**
+   * Makes the table at `root`, which must hold no version yet, a shallow clone of `source`
+   * (a Clone: a branch's first version, rust/lance/src/dataset.rs create_branch): its first
+   * manifest keeps the source's version number and names the source's files through a new
+   * base path. One atomic create-if-absent decides between two writers making the same
+   * clone; the loser gets LANCE_TABLE_ALREADY_EXISTS and leaves nothing but nothing.
+   */
+  def commitClone(source: Snapshot, clone: Operation.Clone): CommitOutcome = {
+    store.requireAtomicCreate(table)
+    val existing = versionFiles()
+    if (existing.nonEmpty) throw Errors.tableAlreadyExists(table, existing.keys.max)
+    val uuid = UUID.randomUUID().toString
+    val base = ManifestFile.read(store, source.manifestPath) // the base paths as stored, not made absolute
+    val txn = Transaction(base.version, uuid, clone)
+    val txnBytes = TransactionCodec.encode(txn)
+    val txnPath = Paths.join(transactionsDir, txn.fileName)
+    store.writeNew(txnPath, txnBytes)
+    val next = NextManifest(Some(base), txn, NextManifest.Context(Instant.now(), Some(txn.fileName)))
+    val naming = ManifestNaming.parse(Paths.name(source.manifestPath)).map(_._2).getOrElse(ManifestNaming.V2)
+    put(Paths.join(versionsDir, naming.fileName(next.version)), ManifestFile.serialize(next, Some(txnBytes)), next.version, uuid) match {
+      case PutResult.Created =>
+        writeHint(next.version)
+        CommitOutcome(next.version, 1, duplicate = false)
+      case PutResult.AlreadyExists =>
+        try store.delete(txnPath) catch { case NonFatal(_) => () }
+        throw Errors.tableAlreadyExists(table, next.version)
+    }
+  }
+
   /** True if `app` (or a later version of the same appId) is already committed at the latest version. */
   def alreadyCommitted(app: AppTransaction): Boolean =
     versionFiles().maxByOption(_._1).exists { case (v, name) => recorded(load(v, name)._1, app) }

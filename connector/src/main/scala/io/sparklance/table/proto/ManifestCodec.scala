@@ -128,6 +128,20 @@ object ManifestCodec {
   }
 
   /**
+   * `m` with every index that lives in the dataset itself (no base id) moved to base `id`, as
+   * a shallow clone names them; every other field of each index message is kept as read.
+   */
+  def withIndexBases(m: Manifest, id: Int): Manifest =
+    if (m.indices.forall(_.baseId.isDefined)) m
+    else {
+      val raw = m.message.indexSection.toSeq.flatMap(_.getIndicesList.asScala)
+      if (raw.length != m.indices.length) throw new IllegalStateException(s"version ${m.version}: its index section was not read")
+      val messages = raw.map(r => if (r.hasBaseId) r else r.toBuilder.setBaseId(id).build())
+      val section = TableProtos.IndexSection.newBuilder().addAllIndices(messages.asJava).build()
+      m.copy(indices = m.indices.map(i => i.copy(baseId = i.baseId.orElse(Some(id)))), message = new ManifestMessage(m.message.manifest, Some(section)))
+    }
+
+  /**
    * `m` with the fragment bitmaps of `indices`, which are `m.indices` with some bitmaps
    * changed (an Update's rewritten columns, [[io.sparklance.table.commit.IndexCoverage]]): every
    * other field of each index message is kept as read.

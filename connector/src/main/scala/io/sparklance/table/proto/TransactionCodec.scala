@@ -128,7 +128,8 @@ object TransactionCodec {
     case Pb.OperationCase.UPDATE_MEM_WAL_STATE => UpdateMemWalState(shards(t.getUpdateMemWalState.getCompactedSstablesList))
     case Pb.OperationCase.CLONE =>
       val c = t.getClone
-      Clone(c.getIsShallow, c.getRefVersion, c.getRefPath, if (c.hasBranchName) Some(c.getBranchName) else None)
+      Clone(c.getIsShallow, c.getRefVersion, c.getRefPath, if (c.hasBranchName) Some(c.getBranchName) else None,
+        if (c.hasRefName) Some(c.getRefName) else None)
     case Pb.OperationCase.UPDATE_BASES =>
       UpdateBases(t.getUpdateBases.getNewBasesList.asScala.map { b =>
         BasePath(b.getId, if (b.hasName) Some(b.getName) else None, b.getIsDatasetRoot, b.getPath)
@@ -231,6 +232,11 @@ object TransactionCodec {
         b.setCreateIndex(Pb.CreateIndex.newBuilder()
           .addAllNewIndices(added.map(ManifestCodec.buildIndex).asJava)
           .addAllRemovedIndices(removed.map(ManifestCodec.buildIndex).asJava))
+      case c: Clone if raw.isEmpty =>
+        val cb = Pb.Clone.newBuilder().setIsShallow(c.shallow).setRefVersion(c.refVersion).setRefPath(c.refPath)
+        c.refName.foreach(cb.setRefName)
+        c.branch.foreach(cb.setBranchName)
+        b.setClone(cb)
       case other =>
         if (raw.isEmpty) throw new IllegalStateException(s"writing a ${other.name} transaction is not supported yet")
     }

@@ -62,8 +62,9 @@ class LanceWriteOptionsSuite extends AnyFunSuite {
     assert(refused("fileFormatVersion" -> "next").getMessage.contains("unstable"))
   }
 
-  test("read options are refused on a write") {
-    Seq("version" -> "3", "tag" -> "t", "timestamp" -> "0", "branch" -> "b").foreach { kv =>
+  test("read options that choose an old version are refused on a write; a branch is where a write goes") {
+    assert(LanceWriteOptions.parse(new CaseInsensitiveStringMap(java.util.Map.of("branch", "b"))) == LanceWriteOptions())
+    Seq("version" -> "3", "tag" -> "t", "timestamp" -> "0").foreach { kv =>
       val e = refused(kv)
       assert(e.errorClass == "LANCE_INVALID_OPTION" && e.getMessage.contains(s"'${kv._1}'"))
     }
