@@ -229,6 +229,22 @@ class CompactSuite extends AnyFunSuite with LocalSpark {
     assert(version(pylance(path, "show")) == v)
   }
 
+  test("a catalog table written by Spark in small appends, compacted by name, reads the same in Spark and pylance") {
+    spark.sql("CREATE TABLE small_appends (id BIGINT, cat STRING, v BIGINT) USING lance")
+    for (i <- 0 until 6) spark.sql(s"INSERT INTO small_appends SELECT id, concat('c', CAST(id % 7 AS STRING)), id * 10 FROM range(${i * 50}, ${(i + 1) * 50})")
+    spark.sql("DELETE FROM small_appends WHERE id % 9 = 0")
+    val expected = (0L until 300L).filterNot(_ % 9 == 0)
+    val path = new File(spark.sessionState.catalog.getTableMetadata(spark.sessionState.sqlParser.parseTableIdentifier("small_appends")).location).getPath
+    try {
+      val row = spark.sql("CALL spark_catalog.system.compact(table => 'default.small_appends')").collect().head
+      assert(row.getInt(0) >= 6 && row.getInt(1) == 1 && row.getLong(4) == expected.length)
+      assert(spark.sql("SELECT id FROM small_appends ORDER BY id").collect().map(_.getLong(0)).toSeq == expected)
+      val r = read(path, Seq(row.getLong(5)))
+      assert(rowsAt(r, row.getLong(5)).map(x => num(x.head)) == expected)
+      assert(leaked(path).isEmpty)
+    } finally spark.sql("DROP TABLE IF EXISTS small_appends")
+  }
+
   test("a table with blob columns is refused by name before anything is written") {
     val path = newPath()
     PylanceScript.run(
