@@ -19,25 +19,19 @@ each PUT); retries are kept few and quick so that a fault costs seconds.
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
-import queue
-import subprocess
-import sys
 import threading
 import uuid
 from collections import Counter
-from pathlib import Path
 
 import lance
 import pyarrow as pa
 import pytest
 from pyarrow import fs as pafs
 
+from commands import Commands
 from conftest import s3_conf
 from s3_fault_proxy import DATA, DELAY, DELETION, INDEX, LOSE, MANIFEST, SLOW_DOWN, TRANSACTION, FaultProxy
 
-COMMANDS = Path(__file__).with_name("command_proc.py")
 UNKNOWN = "LANCE_COMMIT_STATE_UNKNOWN"
 NOTHING_COMMITTED = {"LANCE_COMMIT_CONFLICT", "LANCE_IO_ERROR"}
 UPLOAD_TIMEOUT_S = 2
@@ -55,52 +49,6 @@ FAULT_SETTINGS = {
     "fs.s3a.multipart.size": "5M",
     "fs.s3a.multipart.threshold": "5M",
 }
-COMMAND_TIMEOUT_S = 240
-
-
-class Commands:
-    """A command_proc.py application; `run` sends one command and waits for its answer."""
-
-    def __init__(self, conf: dict, log: Path):
-        self.log = log
-        with open(log, "w") as err:
-            self.proc = subprocess.Popen([sys.executable, str(COMMANDS), json.dumps(conf)], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True,
-                                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
-        self.lines: queue.Queue = queue.Queue()
-        threading.Thread(target=lambda: [self.lines.put(l) for l in self.proc.stdout], daemon=True).start()
-
-    def ready(self) -> "Commands":
-        assert self._next(300, "ready") == "ready", self.log.read_text()[-3000:]
-        return self
-
-    def _next(self, timeout: float, what: str) -> str:
-        try:
-            return self.lines.get(timeout=timeout).strip()
-        except queue.Empty:
-            raise AssertionError(f"no {what} from the Spark application in {timeout} s: "
-                                 f"{self.log.read_text()[-3000:]}") from None
-
-    def run(self, command: dict) -> dict:
-        self.proc.stdin.write(json.dumps(command) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self._next(COMMAND_TIMEOUT_S, "answer"))
-
-    def write(self, query: str, uri: str, mode: str, **options: str) -> dict:
-        return self.run({"write": {"query": query, "uri": uri, "mode": mode, "options": options}})
-
-    def sql(self, statement: str) -> dict:
-        return self.run({"sql": statement})
-
-    def close(self) -> None:
-        try:
-            self.proc.stdin.close()
-            self.proc.wait(60)
-        except (OSError, subprocess.TimeoutExpired):
-            self.proc.kill()
-            self.proc.wait(10)
-
-
 def _conf(s3_server, proxy: FaultProxy, jars: str) -> dict:
     conf = s3_conf(dataclasses.replace(s3_server, endpoint=proxy.endpoint), jars)
     conf.update({f"spark.hadoop.{k}": v for k, v in FAULT_SETTINGS.items()})
