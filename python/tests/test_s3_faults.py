@@ -28,7 +28,7 @@ import pyarrow as pa
 import pytest
 from pyarrow import fs as pafs
 
-from commands import Commands
+from commands import COMMAND_TIMEOUT_S, Commands
 from conftest import s3_conf
 from s3_fault_proxy import DATA, DELAY, DELETION, INDEX, LOSE, MANIFEST, SLOW_DOWN, TRANSACTION, FaultProxy
 
