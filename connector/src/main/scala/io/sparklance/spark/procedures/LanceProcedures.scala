@@ -22,6 +22,7 @@ object LanceProcedures {
     "create_branch" -> (new CreateBranchProcedure(_)),
     "delete_branch" -> (new DeleteBranchProcedure(_)),
     "compact" -> (new CompactProcedure(_)),
+    "cleanup" -> (new CleanupProcedure(_)),
   )
 
   def names: Seq[String] = all.keys.toSeq.sorted
