@@ -88,7 +88,7 @@ private object CleanupProcedure {
     asDuration.map(now.minus).getOrElse {
       val zone = DateTimeUtils.getZoneId(SparkSession.active.sessionState.conf.sessionLocalTimeZone)
       DateTimeUtils.stringToTimestamp(UTF8String.fromString(text.trim), zone)
-        .map(micros => Instant.EPOCH.plusNanos(micros * 1000L))
+        .map(micros => Instant.EPOCH.plus(micros, java.time.temporal.ChronoUnit.MICROS))
         .getOrElse(throw Errors.invalidArgument(s"CALL cleanup: older_than '$text' is neither a duration (e.g. '14 days') " +
           "nor a timestamp (e.g. '2026-11-01 00:00:00')"))
     }

@@ -56,7 +56,7 @@ class CleanupSuite extends AnyFunSuite with CatalogTables {
     Files.walk(new File(dir).toPath).iterator().asScala.filter(Files.isRegularFile(_))
       .map(p => p.toString -> java.util.Arrays.hashCode(Files.readAllBytes(p))).toMap
 
-  /** Versions 1..6: create, two appends, an overwrite, an append, a delete. */
+  /** Versions 1..6: create, two appends, an overwrite, an append (ours), a delete (pylance's, a deletion file). */
   private def history(): String = {
     val path = Files.createTempDirectory("cleanup").resolve("t").toString
     spark.range(5).write.format("lance").save(path)
@@ -64,7 +64,7 @@ class CleanupSuite extends AnyFunSuite with CatalogTables {
     spark.range(10, 15).write.format("lance").mode("append").save(path)
     spark.range(100, 104).write.format("lance").mode("overwrite").save(path)
     spark.range(104, 108).write.format("lance").mode("append").save(path)
-    spark.sql(s"DELETE FROM lance.`$path` WHERE id = 101")
+    PylanceScript.run("import sys, json, lance\nlance.dataset(sys.argv[1]).delete('id = 101')\nprint(json.dumps({}))", path)
     path
   }
 
@@ -116,7 +116,7 @@ class CleanupSuite extends AnyFunSuite with CatalogTables {
   test("bad input is an error naming the problem, and changes nothing") {
     val t = history()
     val snapshot = folder(t)
-    def err(args: String) = lanceError(call(s"cleanup(table => '$t'$args)"))
+    def err(args: String) = withClue(args)(lanceError(call(s"cleanup(table => '$t'$args)")))
     assert(err(", older_than => '1 day'").getMessage.contains("retention floor"))
     assert(err(", older_than => '2999-01-01 00:00:00', override => true").getMessage.contains("in the future"))
     assert(err(", older_than => 'yesterday-ish'").getMessage.contains("neither a duration"))
