@@ -197,4 +197,33 @@ class CleanupSuite extends AnyFunSuite with CatalogTables {
     spark.range(4, 5).write.format("lance").mode("append").save(t) // version 4: not due
     assert(new File(s"$t/_versions").listFiles().count(_.getName.endsWith(".manifest")) == 2)
   }
+  test("a branch keeps the version it was created from; the branch reads the same after the main line's cleanup") {
+    val t = history()
+    call(s"create_branch(table => '$t', branch => 'dev', version => 2)")
+    spark.range(50, 52).write.format("lance").option("branch", "dev").mode("append").save(t)
+    def devIds = spark.read.format("lance").option("branch", "dev").load(t).select("id").collect().map(_.getLong(0)).toSeq.sorted
+    val before = devIds
+    assert(before == (0L until 10L) ++ Seq(50L, 51L))
+    val r = call(s"cleanup(table => '$t', older_than => '0 seconds', override => true)").head
+    assert(r.getLong(0) == 4L) // 1, 3, 4, 5; 2 is the branch's origin
+    assert(devIds == before && idsOf(t, 2L) == (0L until 10L))
+    val m = PylanceScript.run(
+      """import sys, json, lance
+        |ds = lance.dataset(sys.argv[1])
+        |d = ds.checkout_version(("dev", None))
+        |print(json.dumps({"ids": sorted(d.to_table(columns=["id"])["id"].to_pylist()), "main": [v["version"] for v in ds.versions()]}))
+        |""".stripMargin, t)
+    assert(m("ids").asInstanceOf[Vector[Any]].map(num) == before)
+    assert(m("main").asInstanceOf[Vector[Any]].map(num) == Seq(2L, 6L))
+  }
+
+  test("a reader scanning a kept old version while cleanup runs finishes with every row") {
+    val t = history()
+    call(s"create_tag(table => '$t', tag => 'keep', version => 3)")
+    val rows = spark.read.format("lance").option("version", "3").load(t).select("id").toLocalIterator()
+    val first = rows.next().getLong(0)
+    call(s"cleanup(table => '$t', older_than => '0 seconds', override => true)")
+    val rest = Iterator.continually(()).takeWhile(_ => rows.hasNext).map(_ => rows.next().getLong(0)).toSeq
+    assert((first +: rest).sorted == (0L until 15L))
+  }
 }
