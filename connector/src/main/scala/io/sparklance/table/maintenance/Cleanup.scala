@@ -104,7 +104,7 @@ object Cleanup {
 
     val floor = policy.now.minus(RetentionFloor).toEpochMilli
     def unverifiedMayGo(e: FileEntry): Boolean = policy.deleteUnverified || e.lastModified.exists(_ < floor)
-    def decide(e: FileEntry, rel: String, keptHas: Boolean, verifiedHas: Boolean, kind: String): Option[CleanupFile] =
+    def decide(e: FileEntry, keptHas: Boolean, verifiedHas: Boolean, kind: String): Option[CleanupFile] =
       if (keptHas) None
       else if (verifiedHas || unverifiedMayGo(e)) Some(CleanupFile(e.path, kind, e.size))
       else None
@@ -120,21 +120,21 @@ object Cleanup {
       entries.map(e => (e, relative(dir, e.path)))
     }
     listed("_transactions", recursive = false).foreach { case (e, rel) =>
-      if (e.name.endsWith(".txn")) decide(e, rel, kept.transactions(rel), verified.transactions(rel), "transaction").foreach(files += _)
+      if (e.name.endsWith(".txn")) decide(e, kept.transactions(rel), verified.transactions(rel), "transaction").foreach(files += _)
       else if (isTemporary(e.name) && unverifiedMayGo(e)) files += CleanupFile(e.path, "temporary", e.size)
     }
     listed("data", recursive = true).foreach { case (e, rel) =>
       if (isTemporary(e.name)) { if (unverifiedMayGo(e)) files += CleanupFile(e.path, "temporary", e.size) }
-      else if (e.name.endsWith(".lance")) decide(e, rel, kept.data(rel), verified.data(rel), "data").foreach(files += _)
+      else if (e.name.endsWith(".lance")) decide(e, kept.data(rel), verified.data(rel), "data").foreach(files += _)
     }
     listed("_deletions", recursive = false).foreach { case (e, rel) =>
       if (isTemporary(e.name)) { if (unverifiedMayGo(e)) files += CleanupFile(e.path, "temporary", e.size) }
       else if (e.name.endsWith(".arrow") || e.name.endsWith(".bin"))
-        decide(e, rel, kept.deletions(rel), verified.deletions(rel), "deletion").foreach(files += _)
+        decide(e, kept.deletions(rel), verified.deletions(rel), "deletion").foreach(files += _)
     }
     listed("_indices", recursive = true).foreach { case (e, rel) =>
       val uuid = rel.takeWhile(_ != '/')
-      if (rel.contains('/')) decide(e, rel, kept.indices(uuid), verified.indices(uuid), "index").foreach(files += _)
+      if (rel.contains('/')) decide(e, kept.indices(uuid), verified.indices(uuid), "index").foreach(files += _)
     }
 
     val all = files.result()

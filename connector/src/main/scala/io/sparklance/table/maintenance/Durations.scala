@@ -29,18 +29,15 @@ object Durations {
   /** The duration `text` says, or None when it is not one. */
   def parse(text: String): Option[Duration] = {
     val t = text.trim
-    if (t.isEmpty) return None
-    var at = 0
-    var nanos = BigDecimal(0)
     val parts = Part.findAllMatchIn(t).toList
-    for (m <- parts) {
-      if (t.substring(at, m.start).trim.nonEmpty) return None
-      val unit = Seconds.get(m.group(2)).orElse(Seconds.get(m.group(2).toLowerCase)).getOrElse(return None)
-      nanos += BigDecimal(m.group(1)) * BigDecimal(unit) * BigDecimal(1e9)
-      at = m.end
+    // Whole text: the parts, with nothing but spaces between and around them.
+    val gaps = (0 +: parts.map(_.end)).zip(parts.map(_.start) :+ t.length).map { case (a, b) => t.substring(a, b) }
+    val units = parts.map(m => Seconds.get(m.group(2)).orElse(Seconds.get(m.group(2).toLowerCase)))
+    if (parts.isEmpty || gaps.exists(_.trim.nonEmpty) || units.contains(None)) None
+    else {
+      val nanos = parts.zip(units.flatten).map { case (m, s) => BigDecimal(m.group(1)) * BigDecimal(s) * BigDecimal(1e9) }.sum
+      if (nanos > BigDecimal(Long.MaxValue)) None else Some(Duration.ofNanos(nanos.toLong))
     }
-    if (parts.isEmpty || t.substring(at).trim.nonEmpty || nanos > BigDecimal(Long.MaxValue)) None
-    else Some(Duration.ofNanos(nanos.toLong))
   }
 
   def require(what: String, text: String): Duration =
