@@ -39,7 +39,9 @@ final case class LanceWriteOptions(
     commitProperties: Map[String, String] = Map.empty,
     app: Option[AppTransaction] = None,
     updateZoneMaps: Boolean = true,
-    mergeSchema: Boolean = false)
+    mergeSchema: Boolean = false,
+    targetBases: Seq[String] = Nil,
+    targetAllBases: Boolean = false)
 
 object LanceWriteOptions {
   val MaxRowsPerFile = "maxRowsPerFile"
@@ -52,6 +54,8 @@ object LanceWriteOptions {
   val TxnVersion = "txnVersion"
   val UpdateZoneMaps = "updateZoneMaps"
   val MergeSchema = "mergeSchema"
+  val TargetBases = "targetBases"
+  val TargetAllBases = "targetAllBases"
 
   /** The names pylance (`write_dataset`) and lance-spark use for the same settings. */
   val Aliases: Map[String, Seq[String]] = Map(
@@ -59,7 +63,9 @@ object LanceWriteOptions {
     MaxBytesPerFile -> Seq("max_bytes_per_file"),
     FileFormatVersion -> Seq("data_storage_version", "file_format_version"),
     EnableStableRowIds -> Seq("enable_stable_row_ids"),
-    MergeSchema -> Seq("merge_schema"))
+    MergeSchema -> Seq("merge_schema"),
+    TargetBases -> Seq("target_bases"),
+    TargetAllBases -> Seq("target_all_bases"))
 
   /**
    * Read options that choose an old version; a write always adds a version to the latest one
@@ -69,7 +75,7 @@ object LanceWriteOptions {
 
   /** Every option a write takes, aliases included ([[io.sparklance.spark.OptionNames]] refuses misspellings of them). */
   val Names: Seq[String] = Seq(MaxRowsPerFile, MaxBytesPerFile, FileFormatVersion, EnableStableRowIds, TxnAppId, TxnVersion,
-    UpdateZoneMaps, MergeSchema) ++ Aliases.values.flatten
+    UpdateZoneMaps, MergeSchema, TargetBases, TargetAllBases) ++ Aliases.values.flatten
 
   def parse(options: CaseInsensitiveStringMap): LanceWriteOptions = {
     io.sparklance.spark.OptionNames.refuseNearMisses(options)
@@ -96,7 +102,13 @@ object LanceWriteOptions {
       }.toMap,
       app = appTransaction(options),
       updateZoneMaps = value(options, UpdateZoneMaps).forall { case (k, v) => boolean(k, v) },
-      mergeSchema = value(options, MergeSchema).exists { case (k, v) => boolean(k, v) })
+      mergeSchema = value(options, MergeSchema).exists { case (k, v) => boolean(k, v) },
+      targetBases = value(options, TargetBases).toSeq.flatMap { case (k, v) =>
+        val names = v.split(',').map(_.trim).toSeq
+        if (names.exists(_.isEmpty)) throw Errors.invalidOption(k, v, "base names or paths separated by commas")
+        names
+      },
+      targetAllBases = value(options, TargetAllBases).exists { case (k, v) => boolean(k, v) })
   }
 
   private def boolean(key: String, v: String): Boolean =

@@ -202,4 +202,68 @@ class VersionProceduresSuite extends AnyFunSuite with CatalogTables {
     append(p, 6, 8)
     assert(pylance(p).latest == (0L until 8L))
   }
+
+  // ---- multi-base writes -----------------------------------------------------------------
+
+  /** The files of the latest version: (base id, where the file is) for each data file, and the deletion files' base ids. */
+  private def placement(t: String): (Seq[(Option[Int], String)], Seq[Option[Int]]) = {
+    val s = Snapshot.open(store, t, None)
+    val where = new io.sparklance.table.FileLocations(t, s.manifest)
+    (s.manifest.fragments.flatMap(_.files).map(f => f.baseId -> where.dataFile(f)), s.manifest.fragments.flatMap(_.deletionFile).map(_.baseId))
+  }
+
+  test("a table over three local folders: appends with targetBases and targetAllBases, read by pylance; pylance's continued") {
+    val dir = newDir()
+    val t = s"$dir/t"
+    spark.range(4).write.format("lance").save(t)
+    call(s"add_bases(table => '$t', bases => map('b1', '$dir/b1'))")
+    call(s"add_bases(table => '$t', bases => map('b2', '$dir/b2'), is_dataset_root => true)")
+    spark.range(10, 16).coalesce(1).write.format("lance").mode("append").option("targetBases", "b1, b2").option("maxRowsPerFile", "2").save(t)
+    val (files, _) = placement(t)
+    val added = files.filter(_._1.isDefined)
+    assert(added.map(_._1) == Seq(Some(1), Some(2), Some(1)), "round-robin over the targets, one file each")
+    assert(added.forall { case (id, f) => f.startsWith(if (id.contains(1)) s"$dir/b1/" else s"$dir/b2/data/") && new File(f).isFile }, added)
+    assert(!new File(s"$dir/b1/data").exists, "a base that is not a dataset root holds its files directly")
+    var seen = pylance(t)
+    assert(seen.latest == (0L until 4L) ++ (10L until 16L))
+
+    // By path, then all bases in turn (the table's own folder first); a deletion stays in the primary _deletions/.
+    spark.range(20, 22).coalesce(1).write.format("lance").mode("append").option("target_bases", s"$dir/b2").save(t)
+    assert(placement(t)._1.last._1 == Some(2))
+    spark.range(30, 36).coalesce(1).write.format("lance").mode("append").option("targetAllBases", "true").option("maxRowsPerFile", "2").save(t)
+    assert(placement(t)._1.takeRight(3).map(_._1) == Seq(None, Some(1), Some(2)))
+    py("""import sys, lance; lance.dataset(sys.argv[1]).delete("id in (11, 31)"); print("{}")""", t)
+    spark.sql(s"CREATE TABLE mb USING lance LOCATION '$t'")
+    try spark.sql("DELETE FROM mb WHERE id IN (14, 35)") finally spark.sql("DROP TABLE mb")
+    assert(placement(t)._2.nonEmpty && placement(t)._2.forall(_.isEmpty))
+    seen = pylance(t)
+    val expected = ((0L until 4L) ++ (10L until 16L) ++ Seq(20L, 21L) ++ (30L until 36L)).filterNot(Set(11L, 31L, 14L, 35L))
+    assert(seen.latest == expected)
+    assert(seen.bases == Map(1 -> (Some("b1"), s"$dir/b1", false), 2 -> (Some("b2"), s"$dir/b2", true)))
+
+    // A target base that does not exist: refused before anything is written.
+    val before = folder(dir)
+    val e = lanceError(spark.range(3).write.format("lance").mode("append").option("targetBases", "nope").save(t))
+    assert(e.errorClass == "LANCE_INVALID_ARGUMENT" && e.getMessage.contains("nope"), e)
+    assert(folder(dir) == before)
+
+    // pylance's multi-base table continued by us with targetBases; pylance appends after us.
+    val p = s"$dir/p"
+    py("""import sys, lance, pyarrow as pa
+         |from lance import DatasetBasePath
+         |d = sys.argv[1]
+         |lance.write_dataset(pa.table({"id": list(range(4))}), d + "/p", max_rows_per_file=2,
+         |    initial_bases=[DatasetBasePath(d + "/q1", name="q1"), DatasetBasePath(d + "/q2", name="q2", is_dataset_root=True)],
+         |    target_bases=["q1", "q2"])
+         |print("{}")""".stripMargin, dir)
+    spark.range(100, 104).coalesce(1).write.format("lance").mode("append").option("targetBases", "q2").option("maxRowsPerFile", "2").save(p)
+    val ours = placement(p)._1.takeRight(2)
+    val q2 = Snapshot.open(store, p, None).manifest.basePaths.find(_.name.contains("q2")).get
+    assert(ours.forall { case (id, f) => id.contains(q2.id) && f.startsWith(s"$dir/q2/data/") && new File(f).isFile }, ours)
+    py("""import sys, lance, pyarrow as pa
+         |lance.write_dataset(pa.table({"id": [200, 201]}), sys.argv[1], mode="append", target_bases=["q1"])
+         |print("{}")""".stripMargin, p)
+    assert(pylance(p).latest == (0L until 4L) ++ (100L until 104L) ++ Seq(200L, 201L))
+    assert(spark.read.format("lance").load(p).count() == 10)
+  }
 }
