@@ -159,7 +159,8 @@ object LanceWrite extends Logging {
     private val tracking = new CommitTracking(plan.where, WriteTargets(table, plan))
 
     protected def newTable: Option[NewTable] =
-      if (plan.readVersion.isEmpty) Some(NewTable(plan.schema, plan.fileVersion, plan.stableRowIds, plan.tableConfig)) else None
+      if (plan.readVersion.isEmpty) Some(NewTable(plan.schema, plan.fileVersion, plan.stableRowIds, plan.tableConfig, plan.options.initialBases))
+      else None
 
     protected def request(fragments: IndexedSeq[Fragment]): CommitRequest
 
@@ -253,6 +254,8 @@ object LanceWrite extends Logging {
       CommitRequest(readVersion, Operation.Overwrite(fragments, plan.schema, plan.tableConfig), plan.options.commitProperties, plan.options.app,
         if (readVersion.isEmpty) newTable else None)
     override protected def onAlreadyExists(e: LanceException, fragments: IndexedSeq[Fragment]): Boolean = {
+      // Files written to initial bases name base ids the table created meanwhile does not have.
+      if (plan.options.initialBases.nonEmpty) throw e
       readVersion = Some(LanceSave.latest(table.stores.create(), table.options).fold(throw e)(_.version))
       true
     }

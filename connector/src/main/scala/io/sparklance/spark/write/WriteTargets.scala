@@ -17,10 +17,15 @@ private[write] object WriteTargets {
   /** Empty: the table's own `data/` (no option given). */
   def apply(table: LanceTable, plan: WritePlan): IndexedSeq[FileTarget] = {
     val o = plan.options
+    if (o.initialBases.nonEmpty && plan.readVersion.isDefined)
+      throw Errors.invalidArgument(s"${plan.where}: '${LanceWriteOptions.InitialBases}' names the bases of a new table, and the table " +
+        "exists; CALL system.add_bases adds bases to it")
     if (o.targetBases.isEmpty && !o.targetAllBases) return IndexedSeq.empty
     if (o.targetBases.nonEmpty && o.targetAllBases)
       throw Errors.invalidArgument(s"${plan.where}: give '${LanceWriteOptions.TargetBases}' or '${LanceWriteOptions.TargetAllBases}', not both")
-    val bases = if (table.exists && plan.readVersion.isDefined) table.snapshot.manifest.basePaths else IndexedSeq.empty
+    // A table this write creates has the initial bases, numbered from 1 in order as its commit numbers them.
+    val bases = if (plan.readVersion.isDefined) table.snapshot.manifest.basePaths
+      else o.initialBases.zipWithIndex.map { case (b, i) => b.copy(id = i + 1) }
     def target(b: BasePath) = FileTarget(Some(b.id), if (b.isDatasetRoot) Paths.join(b.path, FragmentWriter.DataDir) else b.path)
     if (o.targetAllBases) FileTarget(None, Paths.join(plan.root, FragmentWriter.DataDir)) +: bases.sortBy(_.id).map(target)
     else o.targetBases.map { wanted =>

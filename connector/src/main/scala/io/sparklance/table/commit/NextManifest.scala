@@ -170,8 +170,9 @@ object NextManifest {
 
   private def emptyTable(ctx: Context): Manifest = {
     val t = ctx.newTable.getOrElse(throw new IllegalStateException("creating a table needs its NewTable"))
-    Manifest(0L, t.schema, IndexedSeq.empty, 0L, 0L, None, None, None, 0L, Map.empty, Map.empty, IndexedSeq.empty, None, None,
+    val empty = Manifest(0L, t.schema, IndexedSeq.empty, 0L, 0L, None, None, None, 0L, Map.empty, Map.empty, IndexedSeq.empty, None, None,
       None, None, None, ManifestMessage.Empty)
+    empty.copy(basePaths = numberedBases(empty, t.bases))
   }
 
   /**

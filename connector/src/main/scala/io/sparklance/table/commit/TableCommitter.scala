@@ -72,6 +72,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
         case (None, Some((m, _))) =>
           request.operation match {
             case _: Overwrite => throw Errors.tableAlreadyExists(table, m.version)
+            // Its files went to bases the table created meanwhile does not have.
+            case _ if request.newTable.exists(_.bases.nonEmpty) => throw Errors.tableAlreadyExists(table, m.version)
             case _ =>
               // Created meanwhile by another writer: append to it if it holds the same columns.
               val ours = request.newTable.get.schema

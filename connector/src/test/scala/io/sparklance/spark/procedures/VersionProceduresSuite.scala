@@ -266,4 +266,35 @@ class VersionProceduresSuite extends AnyFunSuite with CatalogTables {
     assert(pylance(p).latest == (0L until 4L) ++ (100L until 104L) ++ Seq(200L, 201L))
     assert(spark.read.format("lance").load(p).count() == 10)
   }
+
+  test("initialBases creates a multi-base table pylance reads; bad bases refused with nothing written") {
+    val dir = newDir()
+    val t = s"$dir/t"
+    val bases = s"""[{"name": "b1", "path": "$dir/b1"}, {"name": "b2", "path": "$dir/b2", "isDatasetRoot": true}]"""
+    spark.range(6).coalesce(1).write.format("lance").option("initialBases", bases).option("targetAllBases", "true")
+      .option("maxRowsPerFile", "2").save(t)
+    assert(placement(t)._1.map(_._1) == Seq(None, Some(1), Some(2)))
+    assert(placement(t)._1.forall(f => new File(f._2).isFile))
+    val seen = pylance(t)
+    assert(seen.version == 1 && seen.latest == (0L until 6L))
+    assert(seen.bases == Map(1 -> (Some("b1"), s"$dir/b1", false), 2 -> (Some("b2"), s"$dir/b2", true)))
+    assert(Snapshot.open(store, t, None).manifest.readerFeatureFlags == 16)
+    // pylance appends to one of our bases.
+    py("""import sys, lance, pyarrow as pa
+         |lance.write_dataset(pa.table({"id": [50, 51]}), sys.argv[1], mode="append", target_bases=["b2"])
+         |print("{}")""".stripMargin, t)
+    assert(pylance(t).latest == (0L until 6L) ++ Seq(50L, 51L))
+
+    val before = folder(dir)
+    def refused(opts: (String, String)*): Unit = {
+      val e = lanceError(spark.range(3).write.format("lance").options(opts.toMap).mode("append").save(s"$dir/new"))
+      assert(e.errorClass.startsWith("LANCE_INVALID"), s"$opts: $e")
+    }
+    refused("initialBases" -> s"""[{"name": "b1", "path": "$dir/x"}, {"name": "b1", "path": "$dir/y"}]""")
+    refused("initialBases" -> "b1=/x")
+    refused("initialBases" -> s"""[{"name": "b1", "path": "$dir/x"}]""", "targetBases" -> "b9")
+    val e = lanceError(spark.range(3).write.format("lance").option("initialBases", s"""[{"name": "z", "path": "$dir/z"}]""").mode("append").save(t))
+    assert(e.errorClass == "LANCE_INVALID_ARGUMENT" && e.getMessage.contains("add_bases"), e)
+    assert(folder(dir) == before)
+  }
 }
