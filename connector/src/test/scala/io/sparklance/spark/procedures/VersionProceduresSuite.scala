@@ -297,4 +297,23 @@ class VersionProceduresSuite extends AnyFunSuite with CatalogTables {
     assert(e.errorClass == "LANCE_INVALID_ARGUMENT" && e.getMessage.contains("add_bases"), e)
     assert(folder(dir) == before)
   }
+
+  test("conflicts: an add_bases of a name another writer added meanwhile, and an append over a restore, are refused") {
+    import io.sparklance.table.commit.{CommitRequest, TableCommitter}
+    val dir = newDir()
+    val t = s"$dir/t"
+    spark.range(3).write.format("lance").save(t)
+    call(s"add_bases(table => '$t', bases => map('x', '$dir/x'))") // version 2, read at 1
+    val committer = new TableCommitter(store, t)
+    val stale = lanceError(committer.commit(CommitRequest(Some(1L), Operation.UpdateBases(IndexedSeq(BasePath(0, Some("x"), isDatasetRoot = false, s"$dir/y"))))))
+    assert(stale.getMessage.contains("same id, name or path"), stale)
+    // Another name passes over it (Lance: compatible) and gets the next id.
+    committer.commit(CommitRequest(Some(1L), Operation.UpdateBases(IndexedSeq(BasePath(0, Some("y"), isDatasetRoot = false, s"$dir/y")))))
+    assert(pylance(t).bases.map { case (id, b) => id -> b._1.get } == Map(1 -> "x", 2 -> "y"))
+    // An append read before a restore conflicts with it (the restore replaced the content).
+    call(s"restore(table => '$t', version => 1)")
+    val appendOverRestore = lanceError(committer.commit(CommitRequest(Some(3L), Operation.Append(manifestOf(t, Some(1L)).fragments.map(_.copy(id = 0L))))))
+    assert(appendOverRestore.errorClass.contains("CONFLICT"), appendOverRestore)
+    assert(pylance(t).version == 4)
+  }
 }
