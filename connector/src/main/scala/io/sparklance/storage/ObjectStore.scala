@@ -121,8 +121,12 @@ object PutResult {
   case object AlreadyExists extends PutResult
 }
 
-/** One file in a listing: its name (last path segment), full path and size. */
-final case class FileEntry(name: String, path: String, size: Long)
+/**
+ * One file in a listing: its name (last path segment), full path and size, and when it was last
+ * written (ms since the epoch) where the listing tells it (None: unknown, which cleanup treats as
+ * new).
+ */
+final case class FileEntry(name: String, path: String, size: Long, lastModified: Option[Long] = None)
 
 /** Positioned reads of one open file. Not thread-safe; each task opens its own. */
 trait RangeReader extends Closeable {

@@ -25,6 +25,7 @@ object LanceProcedures {
     "restore" -> (new RestoreProcedure(_)),
     "clone" -> (new CloneProcedure(_)),
     "add_bases" -> (new AddBasesProcedure(_)),
+    "cleanup" -> (new CleanupProcedure(_)),
   )
 
   def names: Seq[String] = all.keys.toSeq.sorted

@@ -87,7 +87,7 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
   }
 
   override def list(dir: String): Seq[FileEntry] =
-    statuses(dir).filter(_.isFile).map(s => FileEntry(s.getPath.getName, s.getPath.toString, s.getLen))
+    statuses(dir).filter(_.isFile).map(s => FileEntry(s.getPath.getName, s.getPath.toString, s.getLen, Some(s.getModificationTime)))
 
   override def listNames(dir: String): Seq[String] = statuses(dir).map(_.getPath.getName)
 
@@ -190,7 +190,7 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
     try {
       val it = fs(p).listFiles(p, true)
       val out = Seq.newBuilder[FileEntry]
-      while (it.hasNext) { val s = it.next(); out += FileEntry(s.getPath.getName, s.getPath.toString, s.getLen) }
+      while (it.hasNext) { val s = it.next(); out += FileEntry(s.getPath.getName, s.getPath.toString, s.getLen, Some(s.getModificationTime)) }
       out.result()
     } catch {
       case _: FileNotFoundException => Seq.empty

@@ -38,5 +38,6 @@ final case class CommitOutcome(version: Long, attempts: Int, duplicate: Boolean)
  * @param maxRetries  commit attempts after the first that found the version taken (Lance's
  *                    default, rust/lance-table/src/io/commit.rs CommitConfig: 20)
  * @param maxBackoffMillis  the longest wait between two attempts
+ * @param autoCleanup  run the table's `lance.auto_cleanup.*` config after a commit (maintenance.AutoCleanup)
  */
-final case class CommitOptions(maxRetries: Int = 20, maxBackoffMillis: Long = 5000L)
+final case class CommitOptions(maxRetries: Int = 20, maxBackoffMillis: Long = 5000L, autoCleanup: Boolean = true)

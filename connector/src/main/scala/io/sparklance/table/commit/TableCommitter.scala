@@ -109,6 +109,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
       put(path, ManifestFile.serialize(next, Some(txnBytes)), next.version, uuid) match {
         case PutResult.Created =>
           writeHint(next.version)
+          // The table's lance.auto_cleanup.* config, as Lance runs it after a commit; never fails this one.
+          if (options.autoCleanup) io.sparklance.table.maintenance.AutoCleanup.afterCommit(store, table, next)
           return CommitOutcome(next.version, attempt, duplicate = false)
         case PutResult.AlreadyExists =>
           // Read back and found another writer's: the transaction file ours would have named is unused.
