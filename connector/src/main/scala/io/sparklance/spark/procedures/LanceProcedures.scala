@@ -22,6 +22,9 @@ object LanceProcedures {
     "create_branch" -> (new CreateBranchProcedure(_)),
     "delete_branch" -> (new DeleteBranchProcedure(_)),
     "compact" -> (new CompactProcedure(_)),
+    "restore" -> (new RestoreProcedure(_)),
+    "clone" -> (new CloneProcedure(_)),
+    "add_bases" -> (new AddBasesProcedure(_)),
     "cleanup" -> (new CleanupProcedure(_)),
   )
 

@@ -11,7 +11,7 @@ import io.sparklance.spark.LanceMetrics
 import io.sparklance.storage.ObjectStore
 import io.sparklance.table.Fragment
 import io.sparklance.table.commit.CommitOutcome
-import io.sparklance.table.write.FragmentWriter
+import io.sparklance.table.write.{FileTarget, FragmentWriter}
 import io.sparklance.util.CommitStateUnknownException
 
 /**
@@ -19,7 +19,8 @@ import io.sparklance.util.CommitStateUnknownException
  * attempts and time (the driver metrics), and whether the table holds the write, or may: from
  * then on an abort deletes nothing.
  */
-private[spark] final class CommitTracking(where: String) extends Logging {
+/** `targets`: the bases the write's files went to besides the table's own `data/` (its files there are removed too). */
+private[spark] final class CommitTracking(where: String, targets: Seq[FileTarget] = Nil) extends Logging {
   private var attempts = 0
   private var nanos = 0L
   @volatile private var keepFiles = false
@@ -46,7 +47,7 @@ private[spark] final class CommitTracking(where: String) extends Logging {
     attempts += outcome.attempts
     if (outcome.duplicate) {
       logInfo(s"$where: version ${outcome.version} already holds this application's write; the files this write wrote are removed")
-      FragmentWriter.discard(store, root, written)
+      FragmentWriter.discard(store, root, written, targets)
     } else keepFiles = true
     outcome
   }
@@ -55,7 +56,7 @@ private[spark] final class CommitTracking(where: String) extends Logging {
   def abort(store: => ObjectStore, root: String, written: Seq[Fragment]): Unit =
     if (keepFiles) logWarning(s"$where: the commit happened or may have happened; no written file is deleted")
     else
-      try FragmentWriter.discard(store, root, written)
+      try FragmentWriter.discard(store, root, written, targets)
       catch { case NonFatal(e) => logWarning(s"$where: could not remove the files of the aborted write", e) }
 
   /** A commit attempt that ended without an outcome (another writer created the table first). */

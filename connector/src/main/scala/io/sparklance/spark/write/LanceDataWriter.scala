@@ -59,7 +59,8 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
   private val rows = new RowsToArrow(factory.schema.toArrowForWrite(where), if (reordered) projection.schema else factory.input,
     allocator, where)
   private val files = new FragmentWriter(factory.stores.create(), factory.root, factory.schema, factory.files,
-    if (factory.zoneMaps.isEmpty) None else Some(new ZoneMapBuilder(factory.zoneMaps)))
+    if (factory.zoneMaps.isEmpty) None else Some(new ZoneMapBuilder(factory.zoneMaps)),
+    Option(TaskContext.get()).fold(0)(_.partitionId())) // tasks start their round of the target bases at different bases
 
   private val inserted = factory.keys.map(_ => new InsertedKeys())
 

@@ -144,7 +144,8 @@ object LanceWrite extends Logging {
       FragmentWriterOptions(
         FileWriterOptions(plan.fileVersion),
         plan.options.maxRowsPerFile.getOrElse(FragmentWriterOptions.DefaultMaxRowsPerFile),
-        plan.options.maxBytesPerFile.getOrElse(FragmentWriterOptions.DefaultMaxBytesPerFile)),
+        plan.options.maxBytesPerFile.getOrElse(FragmentWriterOptions.DefaultMaxBytesPerFile),
+        WriteTargets(table, plan)),
       table.options.batchSize, BatchBytes, table.options.taskMemoryBytes, zoneMaps)
 
   /** A write's BatchWrite: its kind (for EXPLAIN and logs) and the commit metrics it reports. */
@@ -155,10 +156,11 @@ object LanceWrite extends Logging {
 
   /** The commit every kind of write shares; each kind says what it commits and how it settles "already exists". */
   private abstract class Committing(table: LanceTable, plan: WritePlan) extends Batch {
-    private val tracking = new CommitTracking(plan.where)
+    private val tracking = new CommitTracking(plan.where, WriteTargets(table, plan))
 
     protected def newTable: Option[NewTable] =
-      if (plan.readVersion.isEmpty) Some(NewTable(plan.schema, plan.fileVersion, plan.stableRowIds, plan.tableConfig)) else None
+      if (plan.readVersion.isEmpty) Some(NewTable(plan.schema, plan.fileVersion, plan.stableRowIds, plan.tableConfig, plan.options.initialBases))
+      else None
 
     protected def request(fragments: IndexedSeq[Fragment]): CommitRequest
 
@@ -252,6 +254,8 @@ object LanceWrite extends Logging {
       CommitRequest(readVersion, Operation.Overwrite(fragments, plan.schema, plan.tableConfig), plan.options.commitProperties, plan.options.app,
         if (readVersion.isEmpty) newTable else None)
     override protected def onAlreadyExists(e: LanceException, fragments: IndexedSeq[Fragment]): Boolean = {
+      // Files written to initial bases name base ids the table created meanwhile does not have.
+      if (plan.options.initialBases.nonEmpty) throw e
       readVersion = Some(LanceSave.latest(table.stores.create(), table.options).fold(throw e)(_.version))
       true
     }
@@ -267,7 +271,7 @@ object LanceWrite extends Logging {
       if (!ignoreIfExists) throw e
       else {
         logInfo(s"${plan.where}: another writer created the table first; save mode ignore leaves it as it is")
-        FragmentWriter.discard(table.stores.create(), plan.root, fragments)
+        FragmentWriter.discard(table.stores.create(), plan.root, fragments, WriteTargets(table, plan))
         false
       }
   }

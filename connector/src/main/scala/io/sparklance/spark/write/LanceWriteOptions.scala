@@ -30,6 +30,13 @@ import io.sparklance.util.Errors
  * @param mergeSchema        whether an append adds the DataFrame's columns the table lacks (as
  *                           nullable columns, a Merge version committed right before the data
  *                           commit, once every row is written: [[AddedColumns]])
+ * @param targetBases        names or paths of the table's base paths new data files go to, in
+ *                           turn (`targetBases` = `b1,b2`; pylance's `target_bases`)
+ * @param targetAllBases     new data files go to the table's own folder and every base in turn
+ *                           (pylance's `target_all_bases`)
+ * @param initialBases       named base paths of a table this write creates (pylance's
+ *                           `initial_bases`): a JSON list, `[{"name": "b1", "path": "s3a://x/t"},
+ *                           {"name": "b2", "path": "/y", "isDatasetRoot": true}]`; ids from 1 in order
  */
 final case class LanceWriteOptions(
     maxRowsPerFile: Option[Long] = None,
@@ -39,7 +46,10 @@ final case class LanceWriteOptions(
     commitProperties: Map[String, String] = Map.empty,
     app: Option[AppTransaction] = None,
     updateZoneMaps: Boolean = true,
-    mergeSchema: Boolean = false)
+    mergeSchema: Boolean = false,
+    targetBases: Seq[String] = Nil,
+    targetAllBases: Boolean = false,
+    initialBases: IndexedSeq[io.sparklance.table.BasePath] = IndexedSeq.empty)
 
 object LanceWriteOptions {
   val MaxRowsPerFile = "maxRowsPerFile"
@@ -52,6 +62,9 @@ object LanceWriteOptions {
   val TxnVersion = "txnVersion"
   val UpdateZoneMaps = "updateZoneMaps"
   val MergeSchema = "mergeSchema"
+  val TargetBases = "targetBases"
+  val TargetAllBases = "targetAllBases"
+  val InitialBases = "initialBases"
 
   /** The names pylance (`write_dataset`) and lance-spark use for the same settings. */
   val Aliases: Map[String, Seq[String]] = Map(
@@ -59,7 +72,10 @@ object LanceWriteOptions {
     MaxBytesPerFile -> Seq("max_bytes_per_file"),
     FileFormatVersion -> Seq("data_storage_version", "file_format_version"),
     EnableStableRowIds -> Seq("enable_stable_row_ids"),
-    MergeSchema -> Seq("merge_schema"))
+    MergeSchema -> Seq("merge_schema"),
+    TargetBases -> Seq("target_bases"),
+    TargetAllBases -> Seq("target_all_bases"),
+    InitialBases -> Seq("initial_bases"))
 
   /**
    * Read options that choose an old version; a write always adds a version to the latest one
@@ -69,7 +85,7 @@ object LanceWriteOptions {
 
   /** Every option a write takes, aliases included ([[io.sparklance.spark.OptionNames]] refuses misspellings of them). */
   val Names: Seq[String] = Seq(MaxRowsPerFile, MaxBytesPerFile, FileFormatVersion, EnableStableRowIds, TxnAppId, TxnVersion,
-    UpdateZoneMaps, MergeSchema) ++ Aliases.values.flatten
+    UpdateZoneMaps, MergeSchema, TargetBases, TargetAllBases, InitialBases) ++ Aliases.values.flatten
 
   def parse(options: CaseInsensitiveStringMap): LanceWriteOptions = {
     io.sparklance.spark.OptionNames.refuseNearMisses(options)
@@ -96,7 +112,39 @@ object LanceWriteOptions {
       }.toMap,
       app = appTransaction(options),
       updateZoneMaps = value(options, UpdateZoneMaps).forall { case (k, v) => boolean(k, v) },
-      mergeSchema = value(options, MergeSchema).exists { case (k, v) => boolean(k, v) })
+      mergeSchema = value(options, MergeSchema).exists { case (k, v) => boolean(k, v) },
+      targetBases = value(options, TargetBases).toSeq.flatMap { case (k, v) =>
+        val names = v.split(',').map(_.trim).toSeq
+        if (names.exists(_.isEmpty)) throw Errors.invalidOption(k, v, "base names or paths separated by commas")
+        names
+      },
+      targetAllBases = value(options, TargetAllBases).exists { case (k, v) => boolean(k, v) },
+      initialBases = value(options, InitialBases).fold(IndexedSeq.empty[io.sparklance.table.BasePath]) { case (k, v) => bases(k, v) })
+  }
+
+  /** `initialBases`: a JSON list of {"name", "path", "isDatasetRoot" (default false)}, numbered at commit. */
+  private def bases(key: String, v: String): IndexedSeq[io.sparklance.table.BasePath] = {
+    val expected = "a JSON list of bases, each {\"name\": ..., \"path\": ..., \"isDatasetRoot\": true or false (optional)}"
+    val parsed = try io.sparklance.util.Json.parse(v) catch { case _: Exception => throw Errors.invalidOption(key, v, expected) }
+    val list = parsed match { case xs: Seq[_] if xs.nonEmpty => xs; case _ => throw Errors.invalidOption(key, v, expected) }
+    val parsedBases = list.map {
+      case m: Map[_, _] =>
+        val o = m.asInstanceOf[Map[String, Any]]
+        if (!o.keySet.subsetOf(Set("name", "path", "isDatasetRoot"))) throw Errors.invalidOption(key, v, expected)
+        (o.get("name"), o.get("path"), o.getOrElse("isDatasetRoot", false)) match {
+          case (Some(n: String), Some(p: String), r: Boolean) if n.trim.nonEmpty && p.trim.nonEmpty =>
+            io.sparklance.table.BasePath(0, Some(n.trim), r, p.trim)
+          case _ => throw Errors.invalidOption(key, v, expected)
+        }
+      case _ => throw Errors.invalidOption(key, v, expected)
+    }.toIndexedSeq
+    // Checked here, before any file is written (the commit checks again, NextManifest.numberedBases).
+    val names = parsedBases.groupBy(_.name).collectFirst { case (Some(n), bs) if bs.length > 1 => n }
+    val paths = parsedBases.groupBy(b => io.sparklance.table.BasePaths.canonical(b.path).getOrElse(b.path)).collectFirst { case (p, bs) if bs.length > 1 => p }
+    (names.map(n => s"name '$n'") ++ paths.map(p => s"path '$p'")).headOption.foreach { twice =>
+      throw Errors.invalidOption(key, v, s"bases of distinct names and paths ($twice is given twice)")
+    }
+    parsedBases
   }
 
   private def boolean(key: String, v: String): Boolean =

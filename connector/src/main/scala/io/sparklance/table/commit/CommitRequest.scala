@@ -1,11 +1,13 @@
 package io.sparklance.table.commit
 
 import io.sparklance.format.{FileVersion, LanceSchema}
+import io.sparklance.table.BasePath
 
 // The contract between the Spark write path and the transaction manager (the #19 interfaces).
 
-/** How to create the table when it does not exist yet. */
-final case class NewTable(schema: LanceSchema, fileVersion: FileVersion, stableRowIds: Boolean, config: Map[String, String] = Map.empty)
+/** How to create the table when it does not exist yet; `bases`: its named base paths (ids 0: numbered from 1). */
+final case class NewTable(schema: LanceSchema, fileVersion: FileVersion, stableRowIds: Boolean, config: Map[String, String] = Map.empty,
+    bases: IndexedSeq[BasePath] = IndexedSeq.empty)
 
 /**
  * An idempotent write's identity (Delta's txnAppId / txnVersion): a write whose appId is

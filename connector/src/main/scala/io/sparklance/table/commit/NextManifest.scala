@@ -3,8 +3,8 @@ package io.sparklance.table.commit
 import java.time.Instant
 
 import io.sparklance.format.FileVersion
-import io.sparklance.table.{BasePath, FeatureFlags, Fragment, Manifest, RowIdSource, WriterVersion}
-import io.sparklance.table.commit.Operation.{Append, Clone, CreateIndex, Delete, Merge, Overwrite, Project, Rewrite, Update, UpdateConfig}
+import io.sparklance.table.{BasePath, BasePaths, FeatureFlags, Fragment, Manifest, RowIdSource, WriterVersion}
+import io.sparklance.table.commit.Operation.{Append, Clone, CreateIndex, Delete, Merge, Overwrite, Project, Restore, Rewrite, Update, UpdateBases, UpdateConfig}
 import io.sparklance.table.proto.{ManifestCodec, ManifestMessage, RowIdCodec}
 import io.sparklance.util.Errors
 
@@ -26,7 +26,8 @@ object NextManifest {
       transactionFile: Option[String],
       newTable: Option[NewTable] = None,
       configUpserts: Map[String, String] = Map.empty,
-      writer: WriterVersion = WriterIdentity.current)
+      writer: WriterVersion = WriterIdentity.current,
+      restored: Option[Manifest] = None)
 
   /** The manifest `txn` makes of `base` (None: the table does not exist yet). */
   def apply(base: Option[Manifest], txn: Transaction, ctx: Context): Manifest = {
@@ -107,6 +108,16 @@ object NextManifest {
         val indexed = ManifestCodec.withIndexBases(b, id)
         finish(indexed.copy(fragments = fragments, basePaths = b.basePaths :+ BasePath(id, c.refName, isDatasetRoot = true, c.refPath),
           branch = c.branch), b.version, b.maxFragmentId, ctx, b.stableRowIds)
+      case Restore(v) => changed("a Restore") { b =>
+        // The restored version's manifest as it was (fragments, schema, indices, config, base
+        // paths), numbered after the latest (transaction.rs, Restore; io/commit.rs
+        // restore_old_manifest). The fragment-id high-water mark stays the latest's, so ids used
+        // by the versions in between are never given again.
+        val old = ctx.restored.filter(_.version == v)
+          .getOrElse(throw new IllegalStateException(s"a Restore of version $v needs that version's manifest"))
+        old.copy(maxFragmentId = Seq(old.maxFragmentId, b.maxFragmentId).flatten.maxOption)
+      }
+      case UpdateBases(added) => changed("an UpdateBases")(b => b.copy(basePaths = b.basePaths ++ numberedBases(b, added)))
       case r: Rewrite => changed("a Rewrite")(b => RewriteManifest(b, r, placeNew(b, _, version, where)._1))
       case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
     }
@@ -125,6 +136,28 @@ object NextManifest {
     placed
   }
 
+  /**
+   * New base paths with ids: those given as 0 ("unassigned") numbered after the highest id in
+   * use, from 1 when there is none, as Lance numbers user bases (transaction.rs, UpdateBases).
+   * A name or path the table already has, or a duplicate among the new ones, is refused.
+   */
+  private[table] def numberedBases(b: Manifest, added: IndexedSeq[BasePath]): IndexedSeq[BasePath] = {
+    var next = b.basePaths.map(_.id).maxOption.fold(1)(_ + 1)
+    val numbered = added.map { p => if (p.id != 0) p else { val q = p.copy(id = next); next += 1; q } }
+    val all = b.basePaths ++ numbered
+    def dup[K](key: BasePath => Option[K], what: String): Unit =
+      all.groupBy(key).collectFirst { case (Some(k), ps) if ps.length > 1 =>
+        throw Errors.invalidArgument(s"version ${b.version}: base path $what '$k' is given twice or already exists; " +
+          s"the table's base paths are ${b.basePaths.map(describeBase).mkString("[", ", ", "]")}; choose another")
+      }
+    dup(p => Some(p.id), "id")
+    dup(_.name, "name")
+    dup(p => BasePaths.canonical(p.path).orElse(Some(p.path)), "path")
+    numbered
+  }
+
+  private def describeBase(p: BasePath): String = s"${p.id}:${p.name.getOrElse("(no name)")}=${p.path}"
+
   /** The fragments of `b` with `updated` in place of those of their ids, and `removed` gone. */
   private def replaced(b: Manifest, updated: IndexedSeq[Fragment], removed: IndexedSeq[Long]): IndexedSeq[Fragment] = {
     val byId = updated.map(f => f.id -> f).toMap
@@ -137,8 +170,9 @@ object NextManifest {
 
   private def emptyTable(ctx: Context): Manifest = {
     val t = ctx.newTable.getOrElse(throw new IllegalStateException("creating a table needs its NewTable"))
-    Manifest(0L, t.schema, IndexedSeq.empty, 0L, 0L, None, None, None, 0L, Map.empty, Map.empty, IndexedSeq.empty, None, None,
+    val empty = Manifest(0L, t.schema, IndexedSeq.empty, 0L, 0L, None, None, None, 0L, Map.empty, Map.empty, IndexedSeq.empty, None, None,
       None, None, None, ManifestMessage.Empty)
+    empty.copy(basePaths = numberedBases(empty, t.bases))
   }
 
   /**

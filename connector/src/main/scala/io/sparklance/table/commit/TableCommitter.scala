@@ -10,7 +10,7 @@ import scala.util.control.NonFatal
 import io.sparklance.format.FileVersion
 import io.sparklance.storage.{ObjectStore, Paths, PutResult}
 import io.sparklance.table.{Manifest, ManifestFile, ManifestNaming, Snapshot}
-import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Merge, Overwrite, Project, Rewrite, Update, UpdateConfig}
+import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Merge, Overwrite, Project, Restore, Rewrite, Update, UpdateBases, UpdateConfig}
 import io.sparklance.table.proto.TransactionCodec
 import io.sparklance.util.{Bytes, Errors, NotFoundException, NothingWrittenException}
 
@@ -41,7 +41,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
     store.requireAtomicCreate(table)
     request.operation match {
       case _: Append | _: Overwrite => ()
-      case _: CreateIndex | _: Delete | _: Update | _: Merge | _: Project | _: UpdateConfig | _: Rewrite if request.readVersion.isDefined => ()
+      case _: CreateIndex | _: Delete | _: Update | _: Merge | _: Project | _: UpdateConfig | _: Rewrite | _: Restore | _: UpdateBases
+          if request.readVersion.isDefined => ()
       case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
     }
     if (request.readVersion.isEmpty && request.operation.isInstanceOf[Append] && request.newTable.isEmpty)
@@ -71,6 +72,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
         case (None, Some((m, _))) =>
           request.operation match {
             case _: Overwrite => throw Errors.tableAlreadyExists(table, m.version)
+            // Its files went to bases the table created meanwhile does not have.
+            case _ if request.newTable.exists(_.bases.nonEmpty) => throw Errors.tableAlreadyExists(table, m.version)
             case _ =>
               // Created meanwhile by another writer: append to it if it holds the same columns.
               val ours = request.newTable.get.schema
@@ -92,8 +95,13 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
       val txnBytes = TransactionCodec.encode(txn)
       val txnPath = Paths.join(transactionsDir, txn.fileName)
       store.writeNew(txnPath, txnBytes)
+      // A Restore's content is the restored version's manifest, as stored (base paths not made absolute).
+      val restored = operation match {
+        case Restore(v) => Some(manifests.get(v).fold(throw Errors.versionNotFound(table, v, manifests.keys.toSeq.sorted))(load(v, _)._1))
+        case _ => None
+      }
       val ctx = NextManifest.Context(Instant.now(), Some(txn.fileName), newTable,
-        request.appTransaction.map(a => a.configKey -> a.version.toString).toMap)
+        request.appTransaction.map(a => a.configKey -> a.version.toString).toMap, restored = restored)
       val next = NextManifest(base.map(_._1), txn, ctx)
       val naming = latest.flatMap { case (_, name) => ManifestNaming.parse(name).map(_._2) }.getOrElse(ManifestNaming.V2)
       val path = Paths.join(versionsDir, naming.fileName(next.version))

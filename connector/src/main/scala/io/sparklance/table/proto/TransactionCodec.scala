@@ -237,6 +237,13 @@ object TransactionCodec {
         c.refName.foreach(cb.setRefName)
         c.branch.foreach(cb.setBranchName)
         b.setClone(cb)
+      case Restore(version) if raw.isEmpty => b.setRestore(Pb.Restore.newBuilder().setVersion(version))
+      case UpdateBases(bases) if raw.isEmpty =>
+        b.setUpdateBases(Pb.UpdateBases.newBuilder().addAllNewBases(bases.map { p =>
+          val pb = TableProtos.BasePath.newBuilder().setId(p.id).setIsDatasetRoot(p.isDatasetRoot).setPath(p.path)
+          p.name.foreach(pb.setName)
+          pb.build()
+        }.asJava))
       case other =>
         if (raw.isEmpty) throw new IllegalStateException(s"writing a ${other.name} transaction is not supported yet")
     }

@@ -31,7 +31,8 @@ import io.sparklance.util.Errors
 final case class FragmentWriterOptions(
     file: FileWriterOptions = FileWriterOptions(),
     maxRowsPerFile: Long = FragmentWriterOptions.DefaultMaxRowsPerFile,
-    maxBytesPerFile: Long = FragmentWriterOptions.DefaultMaxBytesPerFile) {
+    maxBytesPerFile: Long = FragmentWriterOptions.DefaultMaxBytesPerFile,
+    targets: IndexedSeq[FileTarget] = IndexedSeq.empty) {
   // A Lance fragment counts its rows in a u32 (rust/lance-table/src/format/fragment.rs
   // physical_rows, row addresses `fragment << 32 | offset`).
   if (maxRowsPerFile < 1 || maxRowsPerFile > 0xffffffffL)
@@ -39,6 +40,13 @@ final case class FragmentWriterOptions(
   if (maxBytesPerFile < 1)
     throw Errors.invalidOption("maxBytesPerFile", maxBytesPerFile.toString, "a positive number of bytes")
 }
+
+/**
+ * Where new data files go in a multi-base table (layout.md, base paths): the folder and the
+ * `base_id` the DataFile records (None: the table's own `data/`). Files go to the targets in
+ * turn, one file each, as Lance's `target_bases` round-robin does.
+ */
+final case class FileTarget(baseId: Option[Int], dir: String)
 
 object FragmentWriterOptions {
   val DefaultMaxRowsPerFile: Long = 1024L * 1024
@@ -52,11 +60,13 @@ object FragmentWriterOptions {
  * never committed are removed with [[FragmentWriter.discard]].
  */
 final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema, options: FragmentWriterOptions,
-    zoneMaps: Option[ZoneMapBuilder] = None) {
+    zoneMaps: Option[ZoneMapBuilder] = None, firstTarget: Int = 0) {
+  private val targets = if (options.targets.isEmpty) IndexedSeq(FileTarget(None, Paths.join(root, FragmentWriter.DataDir))) else options.targets
+  private var nextTarget = math.floorMod(firstTarget, targets.length)
   private val where = s"the data files written under ${Paths.join(root, FragmentWriter.DataDir)}"
   private val (major, minor) = FileVersion.dataFileVersion(options.file.version)
 
-  private final class OpenFile(val name: String, val sink: FileSink, val writer: LanceFileWriter)
+  private final class OpenFile(val name: String, val sink: FileSink, val writer: LanceFileWriter, val target: FileTarget)
 
   private var current: OpenFile = _
   private val done = ArrayBuffer.empty[Fragment]
@@ -118,7 +128,7 @@ final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema
       // An upload given up on an interrupted thread may stay pending on S3 (see discard).
       FragmentWriter.uninterrupted { c.writer.abort(); c.sink.abort() }
     }
-    FragmentWriter.discard(store, root, done.toSeq)
+    FragmentWriter.discard(store, root, done.toSeq, options.targets)
     done.clear()
   }
 
@@ -130,8 +140,10 @@ final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema
 
   private def open(): OpenFile = {
     val name = FragmentWriter.newFileName()
-    val sink = store.create(FragmentWriter.path(root, name))
-    try new OpenFile(name, sink, new LanceFileWriter(sink, schema, options.file))
+    val target = targets(nextTarget)
+    nextTarget = (nextTarget + 1) % targets.length
+    val sink = store.create(Paths.join(target.dir, name))
+    try new OpenFile(name, sink, new LanceFileWriter(sink, schema, options.file), target)
     catch { case t: Throwable => sink.abort(); throw t }
   }
 
@@ -144,7 +156,7 @@ final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema
     })
     current = null
     closedBytes += written.size
-    val file = DataFile(c.name, written.fieldIds, written.columnIndices, major, minor, written.size, None)
+    val file = DataFile(c.name, written.fieldIds, written.columnIndices, major, minor, written.size, c.target.baseId)
     done += Fragment(0L, IndexedSeq(file), None, written.numRows, None)
   }
 }
@@ -185,7 +197,7 @@ object FragmentWriter {
   /**
    * Deletes the data files of fragments that were written but will not be committed (best
    * effort, never throws: what cannot be deleted is unreferenced, and Lance's cleanup removes
-   * unreferenced files). Only files in the table's own `data/` folder are touched.
+   * unreferenced files). Only files in the table's own `data/` folder, or in one of `targets` (the bases this write wrote to), are touched.
    *
    * A writer is often given up because its thread was interrupted (Spark kills a task attempt,
    * such as the copy that lost to a speculative one, by interrupting it, then aborts its writer
@@ -193,9 +205,11 @@ object FragmentWriter {
    * SDK's AbortedException "Thread was interrupted", seen against SeaweedFS). So the deletes
    * run with the interrupt cleared.
    */
-  def discard(store: ObjectStore, root: String, fragments: Seq[Fragment]): Unit = uninterrupted {
-    fragments.iterator.flatMap(_.files).filter(f => f.baseId.isEmpty && Paths.staysInside(f.path)).foreach { f =>
-      try store.delete(path(root, f.path)) catch { case _: Exception => () }
+  def discard(store: ObjectStore, root: String, fragments: Seq[Fragment], targets: Seq[FileTarget] = Nil): Unit = uninterrupted {
+    val dirs = targets.collect { case FileTarget(Some(id), dir) => id -> dir }.toMap
+    fragments.iterator.flatMap(_.files).filter(f => Paths.staysInside(f.path)).foreach { f =>
+      val where = f.baseId.fold(Option(path(root, f.path)))(id => dirs.get(id).map(Paths.join(_, f.path)))
+      where.foreach(p => try store.delete(p) catch { case _: Exception => () })
     }
   }
 
