@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.util.{DateTimeUtils, GenericArrayData}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import io.sparklance.spark.procedures.LanceProcedure.{optional, required, str}
+import io.sparklance.spark.procedures.LanceProcedure.{optional, str, TableParam}
 import io.sparklance.table.maintenance.{Cleanup, CleanupPolicy, Durations}
 import io.sparklance.util.Errors
 
@@ -27,7 +27,7 @@ import io.sparklance.util.Errors
 final class CleanupProcedure(context: ProcedureContext) extends LanceProcedure(context) with Logging {
 
   override protected def params: Seq[LanceProcedure.Param] = Seq(
-    required("table", StringType, "the table: a name or a path"),
+    TableParam,
     optional("older_than", StringType, "remove versions older than this duration ('14 days') or committed before this timestamp"),
     optional("retain_versions", IntegerType, "keep at least the newest N versions"),
     optional("dry_run", BooleanType, "list what would be removed, remove nothing", "false"),

@@ -19,7 +19,7 @@ final class CompactProcedure(context: ProcedureContext) extends LanceProcedure(c
   private val defaults = CompactionOptions()
 
   override protected def params: Seq[Param] = Seq(
-    required("table", StringType, "the table: a name or a path"),
+    TableParam,
     optional("target_rows_per_fragment", LongType, "rows per new fragment; smaller fragments are compacted", defaults.targetRowsPerFragment.toString),
     optional("max_rows_per_group", IntegerType, "rows read and written per batch", defaults.maxRowsPerGroup.toString),
     optional("materialize_deletions", BooleanType, "rewrite fragments with many deleted rows", defaults.materializeDeletions.toString),

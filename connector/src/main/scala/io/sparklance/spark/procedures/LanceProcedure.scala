@@ -55,6 +55,9 @@ object LanceProcedure {
     }
   }
 
+  /** The first parameter of every procedure: the table, by name (resolved as SQL resolves it) or by path. */
+  val TableParam: Param = Param("table", StringType, required = true, comment = "the table: a name or a path")
+
   def required(name: String, dataType: DataType, comment: String): Param = Param(name, dataType, required = true, comment = comment)
   def optional(name: String, dataType: DataType, comment: String, default: String = "NULL"): Param =
     Param(name, dataType, required = false, default, comment)

@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
 import io.sparklance.spark.LanceTable
-import io.sparklance.spark.procedures.LanceProcedure.{optional, required, str}
+import io.sparklance.spark.procedures.LanceProcedure.{optional, required, str, TableParam}
 import io.sparklance.table.{RefChange, RefWrites}
 
 // Tags and branches from SQL (table.RefWrites does the work; files as pylance 14 writes them).
@@ -29,7 +29,7 @@ private object RefProcedures {
  */
 final class CreateTagProcedure(context: ProcedureContext) extends LanceProcedure(context) {
   protected val params = Seq(
-    required("table", StringType, "table name or path"),
+    TableParam,
     required("tag", StringType, "tag name"),
     optional("version", LongType, "version to tag (NULL: the latest)"),
     optional("branch", StringType, "branch of that version (NULL: the main branch)"),
@@ -45,7 +45,7 @@ final class CreateTagProcedure(context: ProcedureContext) extends LanceProcedure
 
 /** `delete_tag(table, tag)`: the tag's file goes; the version it named stays. */
 final class DeleteTagProcedure(context: ProcedureContext) extends LanceProcedure(context) {
-  protected val params = Seq(required("table", StringType, "table name or path"), required("tag", StringType, "tag name"))
+  protected val params = Seq(TableParam, required("tag", StringType, "tag name"))
   val output: StructType = RefProcedures.tagOutput
   protected def run(args: ProcedureArgs): Seq[InternalRow] = {
     val (store, root) = RefProcedures.where(args.table())
@@ -59,7 +59,7 @@ final class DeleteTagProcedure(context: ProcedureContext) extends LanceProcedure
  */
 final class CreateBranchProcedure(context: ProcedureContext) extends LanceProcedure(context) {
   protected val params = Seq(
-    required("table", StringType, "table name or path"),
+    TableParam,
     required("branch", StringType, "name of the new branch"),
     optional("version", LongType, "version to branch from (NULL: the latest)"),
     optional("tag", StringType, "tag to branch from"),
@@ -76,7 +76,7 @@ final class CreateBranchProcedure(context: ProcedureContext) extends LanceProced
 
 /** `delete_branch(table, branch)`: refused while other branches are based on it or tags name its versions. */
 final class DeleteBranchProcedure(context: ProcedureContext) extends LanceProcedure(context) {
-  protected val params = Seq(required("table", StringType, "table name or path"), required("branch", StringType, "branch to delete"))
+  protected val params = Seq(TableParam, required("branch", StringType, "branch to delete"))
   val output: StructType = RefProcedures.branchOutput
   protected def run(args: ProcedureArgs): Seq[InternalRow] = {
     val (store, root) = RefProcedures.where(args.table())

@@ -3,7 +3,7 @@ package io.sparklance.spark.procedures
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
-import io.sparklance.spark.procedures.LanceProcedure.{optional, required, str}
+import io.sparklance.spark.procedures.LanceProcedure.{optional, required, str, TableParam}
 import io.sparklance.table.{BasePath, BaseWrites, Restores, ShallowClone}
 
 // Restore, shallow clone and base paths from SQL (the table layer does the work: table.Restores,
@@ -13,7 +13,7 @@ import io.sparklance.table.{BasePath, BaseWrites, Restores, ShallowClone}
 /** `restore(table, version => NULL, tag => NULL)`: commits a new version with the content of the given one. */
 final class RestoreProcedure(context: ProcedureContext) extends LanceProcedure(context) {
   protected val params = Seq(
-    required("table", StringType, "table name or path"),
+    TableParam,
     optional("version", LongType, "version to restore"),
     optional("tag", StringType, "tag naming the version to restore"))
   val output: StructType = new StructType()
@@ -33,7 +33,7 @@ final class RestoreProcedure(context: ProcedureContext) extends LanceProcedure(c
  */
 final class CloneProcedure(context: ProcedureContext) extends LanceProcedure(context) {
   protected val params = Seq(
-    required("table", StringType, "table name or path"),
+    TableParam,
     required("target", StringType, "path of the clone: an empty or new folder"),
     optional("version", LongType, "version to clone (NULL: the latest)"),
     optional("tag", StringType, "tag naming the version to clone"),
@@ -57,7 +57,7 @@ final class CloneProcedure(context: ProcedureContext) extends LanceProcedure(con
  */
 final class AddBasesProcedure(context: ProcedureContext) extends LanceProcedure(context) {
   protected val params = Seq(
-    required("table", StringType, "table name or path"),
+    TableParam,
     required("bases", MapType(StringType, StringType), "base name -> path"),
     optional("is_dataset_root", BooleanType, "the bases are dataset roots (files under <path>/data/)", "false"))
   val output: StructType = new StructType()
