@@ -16,7 +16,8 @@ local[2] SparkSession (one CALL). The wall time of each is printed, with the fra
 Usage:
     python bench/compact_bench.py --fragments 2000 --rows 1000000   # a quick run
     python bench/compact_bench.py                                    # the issue's sizes
-    options: --jar PATH (default: the jar pyspark_lance bundles), --threshold 0.05
+    options: --jar PATH (default: the jar pyspark_lance bundles), --threshold 0.05,
+             --cases small,deleted (which tables)
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--threshold", type=float, default=0.05)
     ap.add_argument("--jar")
+    ap.add_argument("--cases", default="small,deleted", help="which tables to compact, comma-separated")
     args = ap.parse_args()
     import lance
     import pyspark_lance
@@ -88,6 +90,8 @@ def main() -> None:
     cases = [("small", lambda u: build_small(u, args.fragments), 1 << 20, 0.1),
              ("deleted", lambda u: build_deleted(u, args.rows), 1 << 20, args.threshold)]
     for name, build, target, threshold in cases:
+        if name not in args.cases.split(","):
+            continue
         sides = {}
         for side in ("pylance", "spark"):
             uri = OUT / f"{name}-{side}.lance"

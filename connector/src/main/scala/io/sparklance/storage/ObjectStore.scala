@@ -3,6 +3,8 @@ package io.sparklance.storage
 import java.io.Closeable
 import java.nio.ByteBuffer
 
+import io.sparklance.util.Errors
+
 /**
  * The only way the format and table layers touch storage (the engine boundary of Delta
  * Kernel's FileSystemClient). Paths are absolute URIs as strings (`file:/…`, `s3a://…`,
@@ -150,6 +152,14 @@ trait RangeReader extends Closeable {
    * that a file rewritten at the same path with the same size is not mistaken for the old.
    */
   def modified: Option[Long] = None
+}
+
+object RangeReader {
+
+  /** Refuses a range outside a `size`-byte file: its offset and length came from the file, so they are not trusted. */
+  def checkRange(path: String, offset: Long, length: Int, size: Long): Unit =
+    if (offset < 0 || length < 0 || offset > size - length)
+      throw Errors.corrupt(path, offset, s"a read of $length bytes goes past the end of the $size-byte file")
 }
 
 /** Joins path segments with `/`, never doubling separators. */

@@ -10,11 +10,13 @@ import io.sparklance.util.Errors
 // here (BasePaths.absolute, when the snapshot was opened); the relative paths joined below
 // them were checked to stay inside their folder when the manifest was parsed.
 
-final class FileLocations(root: String, manifest: Manifest) {
+final class FileLocations(root: String, version: Long, basePaths: IndexedSeq[BasePath]) {
+
+  def this(root: String, manifest: Manifest) = this(root, manifest.version, manifest.basePaths)
 
   private def base(id: Int, what: String): BasePath =
-    manifest.basePath(id).getOrElse(throw Errors.corrupt(root,
-      s"version ${manifest.version}: $what names base path id $id, which the manifest does not define"))
+    basePaths.find(_.id == id).getOrElse(throw Errors.corrupt(root,
+      s"version $version: $what names base path id $id, which the manifest does not define"))
 
   def dataFile(f: DataFile): String = f.baseId match {
     case None => Paths.join(root, "data", f.path)
@@ -38,7 +40,7 @@ final class FileLocations(root: String, manifest: Manifest) {
       case Some(id) =>
         val b = base(id, s"deletion file $name")
         if (!b.isDatasetRoot)
-          throw Errors.corrupt(root, s"version ${manifest.version}: deletion file $name is in base path ${b.path}, which is not a dataset root")
+          throw Errors.corrupt(root, s"version $version: deletion file $name is in base path ${b.path}, which is not a dataset root")
         Paths.join(b.path, "_deletions", name)
     }
   }

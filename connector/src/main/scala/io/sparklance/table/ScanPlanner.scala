@@ -46,10 +46,12 @@ object ScanPlanner {
    * 0.8.0 may record wrong ones ([[WriterCorrections]] makes them 0); those are read from
    * its first data file here, on the driver.
    */
-  def plan(store: ObjectStore, snapshot: Snapshot): IndexedSeq[ScanTask] = {
-    val m = snapshot.manifest
-    val locations = new FileLocations(snapshot.root, m)
-    m.fragments.filter(_.files.nonEmpty).flatMap { f =>
+  def plan(store: ObjectStore, snapshot: Snapshot): IndexedSeq[ScanTask] =
+    tasks(store, snapshot.root, new FileLocations(snapshot.root, snapshot.manifest), snapshot.manifest.fragments)
+
+  /** The tasks of `fragments` of the table at `root`, whose files `locations` finds (as [[plan]]). */
+  def tasks(store: ObjectStore, root: String, locations: FileLocations, fragments: IndexedSeq[Fragment]): IndexedSeq[ScanTask] =
+    fragments.filter(_.files.nonEmpty).flatMap { f =>
       val files = f.files.map { d =>
         ScanFile(locations.dataFile(d), d.fileSizeBytes, d.fields, d.columnIndices,
           FileVersion.fromDataFile(d.path, d.majorVersion, d.minorVersion))
@@ -63,11 +65,10 @@ object ScanPlanner {
       val deletion = f.deletionFile.map(d => ScanDeletion(locations.deletionFile(f.id, d), d.fileType, d.numDeletedRows))
       val rowIds = f.rowIds.map {
         case RowIdSource.Inline(bytes) => RowIdLocation(Some(bytes), None, None)
-        case RowIdSource.External(e) => RowIdLocation(None, Some(e), Some(storage.Paths.join(snapshot.root, e.path)))
+        case RowIdSource.External(e) => RowIdLocation(None, Some(e), Some(storage.Paths.join(root, e.path)))
       }
       if (rows == 0) None else Some(ScanTask(f.id, files, rows, 0, rows, deletion, rowIds))
     }
-  }
 
   /**
    * The tasks of a scan filtered by `predicate`. In fragments a BTREE or BITMAP index

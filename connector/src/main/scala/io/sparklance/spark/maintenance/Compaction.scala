@@ -11,8 +11,9 @@ import io.sparklance.format.write.FileWriterOptions
 import io.sparklance.spark.LanceTable
 import io.sparklance.spark.write.CommitTracking
 import io.sparklance.storage.ObjectStore
-import io.sparklance.table.{Fragment, ScanPlanner, ScanTask, Snapshot, VersionSpec}
+import io.sparklance.table.{FileLocations, Fragment, ScanPlanner, Snapshot, VersionSpec}
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
+import io.sparklance.table.proto.ManifestCodec
 import io.sparklance.table.maintenance.{CompactionOptions, CompactionPlanner, CompactionTask, FragmentRewriter}
 import io.sparklance.table.write.FragmentWriter
 import io.sparklance.util.Errors
@@ -61,12 +62,10 @@ object Compaction extends Logging {
       }
       val fileVersion = m.fileVersion(snapshot.manifestPath).getOrElse(FileVersion.V2_2)
       val file = FileWriterOptions(fileVersion)
-      val scans = ScanPlanner.plan(store, snapshot).map(t => t.fragmentId -> t).toMap
-      val work = plan.tasks.map(t => (t, t.fragments.flatMap(f => scans.get(f.id))))
       val rows = plan.tasks.map(_.liveRows).sum
 
-      phase(s"rewrite ${plan.tasks.map(_.fragments.length).sum} fragments ($rows rows) in ${work.length} groups")
-      val written = rewrite(table, snapshot, work, file, options, m.stableRowIds)
+      phase(s"rewrite ${plan.tasks.map(_.fragments.length).sum} fragments ($rows rows) in ${plan.tasks.length} groups")
+      val written = rewrite(table, snapshot, plan.tasks, file, options)
       val groups = plan.tasks.zip(written).map { case (t, w) => Operation.RewriteGroup(t.fragments, w) }
       val added = written.flatten
 
@@ -94,22 +93,29 @@ object Compaction extends Logging {
   }
 
   /**
-   * The new fragments of each group, written by one Spark task per group. When the job fails,
-   * the fragments the finished tasks wrote are removed (a failed task removes its own).
+   * The new fragments of each group, written by one Spark task per group. A task receives its
+   * group's fragments encoded as protobuf ([[ManifestCodec.encodeFragments]]) and locates their
+   * files itself: Java serialization of located scan tasks took seconds on each side for 100,000
+   * one-row fragments. When the job fails, the fragments the finished tasks wrote are removed (a
+   * failed task removes its own).
    */
-  private def rewrite(table: LanceTable, snapshot: Snapshot, work: IndexedSeq[(CompactionTask, IndexedSeq[ScanTask])],
-      file: FileWriterOptions, options: CompactionOptions, stableRowIds: Boolean): IndexedSeq[IndexedSeq[Fragment]] = {
+  private def rewrite(table: LanceTable, snapshot: Snapshot, tasks: IndexedSeq[CompactionTask], file: FileWriterOptions,
+      options: CompactionOptions): IndexedSeq[IndexedSeq[Fragment]] = {
     val sc = SparkSession.active.sparkContext
     val stores = table.executorStores
     val root = snapshot.root
-    val schema = snapshot.manifest.schema
-    val results = new Array[IndexedSeq[Fragment]](work.length)
-    val rdd = sc.parallelize(work, work.length)
-    try sc.runJob(rdd, (groups: Iterator[(CompactionTask, IndexedSeq[ScanTask])]) =>
-      groups.map { case (task, scans) =>
+    val m = snapshot.manifest
+    val (version, bases, schema, stableRowIds) = (m.version, m.basePaths, m.schema, m.stableRowIds)
+    val results = new Array[IndexedSeq[Fragment]](tasks.length)
+    val rdd = sc.parallelize(tasks.map(t => ManifestCodec.encodeFragments(t.fragments)), tasks.length)
+    try sc.runJob(rdd, (groups: Iterator[Array[Byte]]) =>
+      groups.map { bytes =>
+        val store = stores.create()
+        val fragments = ManifestCodec.decodeFragments(bytes, s"$root: the fragments of a compaction task")
+        val scans = ScanPlanner.tasks(store, root, new FileLocations(root, version, bases), fragments)
         val allocator = new RootAllocator()
-        try FragmentRewriter.rewrite(stores.create(), root, schema, file, options.targetRowsPerFragment, options.maxRowsPerGroup, task, scans,
-          stableRowIds, allocator)
+        try FragmentRewriter.rewrite(store, root, schema, file, options.targetRowsPerFragment, options.maxRowsPerGroup,
+          CompactionTask(fragments), scans, stableRowIds, allocator)
         finally allocator.close()
       }.toIndexedSeq,
       (partition: Int, out: IndexedSeq[IndexedSeq[Fragment]]) => results(partition) = out.head)

@@ -103,19 +103,17 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
   override def open(path: String, knownSize: Option[Long]): RangeReader = {
     val p = toPath(path)
     val f = fs(p)
-    try {
-      val (len, modified, status) = knownSize match {
-        case Some(n) => (n, checkRegular(f, p, path, None), None)
-        case None =>
-          val st = f.getFileStatus(p)
-          (st.getLen, checkRegular(f, p, path, Some(st)).orElse(Some(st.getModificationTime)), Some(st))
-      }
-      new HadoopRangeReader(path, openForRanges(f, p, len, status), len, modified)
+    try f match {
+      case local: RawLocalFileSystem => LocalRangeReader.open(path, local.pathToFile(p).toPath, knownSize)
+      case _ =>
+        val (len, status) = knownSize match {
+          case Some(n) => (n, None)
+          case None => val st = f.getFileStatus(p); (st.getLen, Some(st))
+        }
+        if (status.exists(_.isDirectory)) throw Errors.notARegularFile(path, "a directory")
+        new HadoopRangeReader(path, openForRanges(f, p, len, status), len, status.map(_.getModificationTime))
     } catch {
-      // The local file system reports a file it may not read as not found; say which it is.
-      case e: FileNotFoundException =>
-        if (entryExists(path)) throw Errors.io(path, "opening the file", e)
-        throw Errors.fileNotFound(path, "opening it for reading")
+      case _: FileNotFoundException => throw Errors.fileNotFound(path, "opening it for reading")
       case e: IOException => throw Errors.io(path, "opening the file", e)
     }
   }
@@ -197,28 +195,6 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
       case e: IOException => throw Errors.io(dir, "listing the directory recursively", e)
     }
   }
-
-  /**
-   * Refuses anything but a regular file before it is opened: opening a named pipe blocks
-   * until a writer comes, which for a table's file is forever. Hadoop's local FileStatus
-   * only tells directories and symlinks from "files" (a FIFO is a file of length 0 to it),
-   * so local paths are asked of java.nio; object stores and HDFS hold only files and
-   * directories, and their status (when it was fetched anyway) tells those apart. Returns
-   * a local file's modification time, which the same call reports.
-   */
-  private def checkRegular(f: FileSystem, p: Path, path: String, status: Option[FileStatus]): Option[Long] = f match {
-    case local: RawLocalFileSystem =>
-      val file = local.pathToFile(p).toPath
-      val attrs =
-        try java.nio.file.Files.readAttributes(file, classOf[java.nio.file.attribute.BasicFileAttributes])
-        catch { case _: java.nio.file.NoSuchFileException => throw new FileNotFoundException(path) }
-      if (attrs.isDirectory) throw Errors.notARegularFile(path, "a directory")
-      if (!attrs.isRegularFile) throw Errors.notARegularFile(path, "a special file (a named pipe, device or socket)")
-      Some(attrs.lastModifiedTime.to(java.util.concurrent.TimeUnit.NANOSECONDS))
-    case _ =>
-      if (status.exists(_.isDirectory)) throw Errors.notARegularFile(path, "a directory")
-      None
-  }
 }
 
 object HadoopObjectStore {
@@ -272,8 +248,7 @@ private final class HadoopRangeReader(val path: String, in: FSDataInputStream, v
   private var read0 = 0L
 
   override def read(offset: Long, length: Int): ByteBuffer = {
-    if (offset < 0 || length < 0 || offset > size - length)
-      throw Errors.corrupt(path, offset, s"a read of $length bytes goes past the end of the $size-byte file")
+    RangeReader.checkRange(path, offset, length, size)
     val out = new Array[Byte](length)
     try in.readFully(offset, out)
     catch {

@@ -358,6 +358,22 @@ object ManifestCodec {
   private[proto] def transactionField23(m: Manifest): Option[Long] =
     if (m.message.manifest.hasTransactionSection) Some(m.message.manifest.getTransactionSection) else None
 
+  /**
+   * `fragments` as the bytes of a Manifest message holding only them: the form in which the
+   * driver sends fragments to a task, a fraction of the size and time of Java serialization of
+   * the same views (100,000 small fragments: seconds less on each side).
+   */
+  def encodeFragments(fragments: Seq[Fragment]): Array[Byte] =
+    TableProtos.Manifest.newBuilder().addAllFragments(fragments.map(encodeFragment(_, None)).asJava).build().toByteArray
+
+  /** The fragments [[encodeFragments]] encoded. */
+  def decodeFragments(bytes: Array[Byte], where: String): IndexedSeq[Fragment] = {
+    val m =
+      try TableProtos.Manifest.parseFrom(bytes)
+      catch { case e: InvalidProtocolBufferException => throw Errors.corruptProto(where, 0L, "Manifest", e) }
+    m.getFragmentsList.asScala.map(fragment(_, where)).toIndexedSeq
+  }
+
   private[proto] def encodeFragment(f: Fragment, raw: Option[TableProtos.DataFragment]): TableProtos.DataFragment = {
     val b = raw.fold(TableProtos.DataFragment.newBuilder())(_.toBuilder)
     b.setId(f.id).setPhysicalRows(f.physicalRows)
