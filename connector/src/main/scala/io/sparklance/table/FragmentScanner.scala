@@ -102,10 +102,15 @@ final class FragmentScanner(
   /** Bytes read from storage so far. */
   def bytesRead: Long = openFiles.valuesIterator.map(_.bytesRead).sum
 
-  /** Live rows of `[from, until)`, or null when none of them is deleted. */
-  private def liveRows(from: Long, until: Long): Array[Long] =
+  /** The positions of the live rows of `[from, until)` counted from `from`, or null when none of them is deleted. */
+  private def liveRows(from: Long, until: Long): Array[Int] =
     if (deleted == null || deleted.rangeCardinality(from, until) == 0) null
-    else (from until until).filterNot(r => deleted.contains(r.toInt)).toArray
+    else {
+      val live = new Array[Int]((until - from - deleted.rangeCardinality(from, until)).toInt)
+      var (r, k) = (from, 0)
+      while (r < until) { if (!deleted.contains(r.toInt)) { live(k) = (r - from).toInt; k += 1 }; r += 1 }
+      live
+    }
 
   /** Where the next batch must stop: its size, the task's end or the next pruned range. */
   private def batchEnd: Long = {
@@ -147,20 +152,15 @@ final class FragmentScanner(
     if (selected != null) return nextSelected()
     val end = batchEnd
     val live = liveRows(position, end)
-    if (live == null) {
-      val n = (end - position).toInt
-      val from = position
-      val root = read(_.next(n, allocator), n, Array.range(0, n).map(from + _))
-      position = end
-      root
-    } else {
-      // Read only the live rows; the scanners then step over the deleted tail.
-      val root = read(_.take(live, allocator), live.length, live)
-      val tail = end - (live.last + 1)
-      if (tail > 0) sources.foreach(_.foreach(_.skip(tail)))
-      deletedSkipped += (end - position) - live.length
-      position = end
-      root
+    val n = (end - position).toInt
+    val from = position
+    val root = read(_.next(n, allocator), n, Array.range(0, n).map(from + _))
+    position = end
+    if (live == null) root
+    else {
+      // Decoded whole, then the live rows copied out (BatchSelection says why).
+      deletedSkipped += n - live.length
+      BatchSelection.select(root, live, allocator)
     }
   }
 

@@ -104,7 +104,14 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
     val p = toPath(path)
     val f = fs(p)
     try f match {
-      case local: RawLocalFileSystem => LocalRangeReader.open(path, local.pathToFile(p).toPath, knownSize)
+      case local: RawLocalFileSystem =>
+        val file = local.pathToFile(p).toPath
+        val attrs = LocalRangeReader.regularFile(path, file)
+        val modified = Some(attrs.lastModifiedTime.to(java.util.concurrent.TimeUnit.NANOSECONDS))
+        val size = knownSize.getOrElse(attrs.size)
+        // A file system built on the local one keeps its own streams (it may count or fail reads).
+        if (local.getClass == classOf[RawLocalFileSystem]) LocalRangeReader.open(path, file, size, modified)
+        else new HadoopRangeReader(path, openForRanges(f, p, size, None), size, modified)
       case _ =>
         val (len, status) = knownSize match {
           case Some(n) => (n, None)

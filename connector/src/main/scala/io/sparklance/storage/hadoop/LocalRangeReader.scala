@@ -5,7 +5,6 @@ import java.nio.ByteBuffer
 import java.nio.channels.FileChannel
 import java.nio.file.{Files, NoSuchFileException, StandardOpenOption, Path => NioPath}
 import java.nio.file.attribute.BasicFileAttributes
-import java.util.concurrent.TimeUnit
 
 import io.sparklance.storage.RangeReader
 import io.sparklance.util.Errors
@@ -43,21 +42,25 @@ private[hadoop] final class LocalRangeReader private (val path: String, channel:
 private[hadoop] object LocalRangeReader {
 
   /**
-   * Opens `file` (the local path of `path`), refusing anything but a regular file: opening a
-   * named pipe blocks until a writer comes, which for a table's file is forever, and Hadoop's
-   * local status tells a pipe from a file no more than a zero length does. The modification
-   * time (nanoseconds, as fine as the file system keeps it) comes with the same call; the size
-   * too, where the manifest did not give it.
+   * The attributes of `file` (the local path of `path`), refusing anything but a regular file:
+   * opening a named pipe blocks until a writer comes, which for a table's file is forever, and
+   * Hadoop's local status tells a pipe from a file no more than a zero length does. They carry
+   * the modification time (nanoseconds, as fine as the file system keeps it) and the size.
    */
-  def open(path: String, file: NioPath, knownSize: Option[Long]): LocalRangeReader = {
+  def regularFile(path: String, file: NioPath): BasicFileAttributes = {
     val attrs =
       try Files.readAttributes(file, classOf[BasicFileAttributes])
       catch { case _: NoSuchFileException => throw new FileNotFoundException(path) }
     if (attrs.isDirectory) throw Errors.notARegularFile(path, "a directory")
     if (!attrs.isRegularFile) throw Errors.notARegularFile(path, "a special file (a named pipe, device or socket)")
+    attrs
+  }
+
+  /** Opens `file`, a regular file ([[regularFile]]) of `size` bytes, for reads at offsets. */
+  def open(path: String, file: NioPath, size: Long, modified: Option[Long]): LocalRangeReader = {
     val channel =
       try FileChannel.open(file, StandardOpenOption.READ)
       catch { case _: NoSuchFileException => throw new FileNotFoundException(path) }
-    new LocalRangeReader(path, channel, knownSize.getOrElse(attrs.size()), Some(attrs.lastModifiedTime.to(TimeUnit.NANOSECONDS)))
+    new LocalRangeReader(path, channel, size, modified)
   }
 }

@@ -3,6 +3,7 @@ package io.sparklance.table.maintenance
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.arrow.memory.BufferAllocator
+import org.apache.arrow.vector.VectorSchemaRoot
 
 import io.sparklance.format.LanceSchema
 import io.sparklance.format.write.FileWriterOptions
@@ -38,10 +39,11 @@ object FragmentRewriter {
     val done = ArrayBuffer.empty[Fragment]
     var writer: FragmentWriter = null
     var room = 0L
-    val opened = new Prefetch(scans.map(scan => () => new FragmentScanner(store, scan, schema.fields, batchRows, allocator)))
+    val opened = new Prefetch(scans.map(scan => () => Prefetch.batches(new FragmentScanner(store, scan, schema.fields, batchRows, allocator),
+      eager = scan.numRows <= batchRows)))
     try {
-      opened.foreach { scanner =>
-        try scanner.foreach { batch =>
+      opened.foreach { batches =>
+        try batches.foreach { batch =>
           try {
             var from = 0
             while (from < batch.getRowCount) {
@@ -59,7 +61,7 @@ object FragmentRewriter {
             }
           } finally batch.close()
         }
-        finally scanner.close()
+        finally batches.close()
       }
       if (writer != null) { done ++= writer.finish(); writer = null }
       if (done.map(_.physicalRows).sum != task.liveRows)
@@ -147,19 +149,42 @@ object FragmentRewriter {
     }
   }
 
+  /** A fragment's batches, read as they are consumed or already read; closing releases those not consumed. */
+  private type Batches = Iterator[VectorSchemaRoot] with AutoCloseable
+
+  private object Prefetch {
+    /**
+     * The batches of `scanner`; when `eager`, all of them read now (and the scanner closed), so
+     * that a fragment of one batch is decoded on the thread that opened it, not by the consumer.
+     */
+    def batches(scanner: FragmentScanner, eager: Boolean): Batches =
+      if (!eager) scanner
+      else {
+        val read = scala.collection.mutable.Queue.empty[VectorSchemaRoot]
+        try scanner.foreach(read += _)
+        catch { case t: Throwable => read.foreach(_.close()); throw t }
+        finally scanner.close()
+        new Iterator[VectorSchemaRoot] with AutoCloseable {
+          override def hasNext: Boolean = read.nonEmpty
+          override def next(): VectorSchemaRoot = read.dequeue()
+          override def close(): Unit = { read.foreach(_.close()); read.clear() }
+        }
+      }
+  }
+
   /**
-   * Opens the scanners `open` makes (reading each fragment's file footers and deletion file) on a
-   * few threads ahead of the one consuming them in order: a group of many small fragments spends
-   * most of its time there, one fragment after the other, not in its rows.
+   * Opens the fragments `open` reads (each fragment's file footers and deletion file, and the
+   * rows of fragments of one batch) on a few threads ahead of the one consuming them in order: a
+   * group of many small fragments spends most of its time there, one fragment after the other.
    */
-  private final class Prefetch(open: IndexedSeq[() => FragmentScanner]) extends Iterator[FragmentScanner] with AutoCloseable {
+  private final class Prefetch(open: IndexedSeq[() => Batches]) extends Iterator[Batches] with AutoCloseable {
     private val Ahead = 16
     private val pool = java.util.concurrent.Executors.newFixedThreadPool(math.max(1, math.min(4, open.length)), { (r: Runnable) =>
       val t = new Thread(r, "lance-compaction-open")
       t.setDaemon(true)
       t
     })
-    private val pending = scala.collection.mutable.Queue.empty[java.util.concurrent.Future[FragmentScanner]]
+    private val pending = scala.collection.mutable.Queue.empty[java.util.concurrent.Future[Batches]]
     private var submitted = 0
     private def fill(): Unit = while (pending.length < Ahead && submitted < open.length) {
       val f = open(submitted)
@@ -174,14 +199,14 @@ object FragmentRewriter {
       more
     }
 
-    override def next(): FragmentScanner = {
+    override def next(): Batches = {
       val head = pending.dequeue()
       fill()
       try head.get()
       catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
     }
 
-    /** Closes the scanners opened but not consumed (after a failure). */
+    /** Closes the fragments opened but not consumed (after a failure). */
     override def close(): Unit = {
       pool.shutdownNow()
       pending.foreach(f => try f.get().close() catch { case _: Throwable => () })
