@@ -107,8 +107,14 @@ final class FragmentScanner(
     if (deleted == null || deleted.rangeCardinality(from, until) == 0) null
     else {
       val live = new Array[Int]((until - from - deleted.rangeCardinality(from, until)).toInt)
+      val gone = deleted.getIntIterator
+      gone.advanceIfNeeded(from.toInt)
       var (r, k) = (from, 0)
-      while (r < until) { if (!deleted.contains(r.toInt)) { live(k) = (r - from).toInt; k += 1 }; r += 1 }
+      while (r < until) {
+        val nextDeleted = if (gone.hasNext) math.min(gone.peekNext() & 0xffffffffL, until) else until
+        while (r < nextDeleted) { live(k) = (r - from).toInt; k += 1; r += 1 }
+        if (r < until) { gone.next(); r += 1 }
+      }
       live
     }
 
