@@ -13,7 +13,7 @@ from pyspark_lance.errors import (LanceAlreadyExistsError, LanceConflictError, L
                                   LanceInvalidArgumentError, LanceNotFoundError)
 
 
-def _write(spark, path, rows, mode="errorifexists"):
+def _write(spark, path, rows, mode="error"):
     spark.createDataFrame(rows, "id BIGINT, name STRING").write.format("lance").mode(mode).save(str(path))
 
 
@@ -103,7 +103,7 @@ def test_row_changes_and_merge(any_spark, tmp_path):
 def test_maintenance_detail_and_fragments(any_spark, tmp_path):
     path = tmp_path / "m.lance"
     for i in range(3):
-        _write(any_spark, path, [(i, f"r{i}")], mode="append" if i else "errorifexists")
+        _write(any_spark, path, [(i, f"r{i}")], mode="append" if i else "error")
     table = LanceTable.for_path(any_spark, str(path))
     ds = lance.dataset(str(path))
     fragments = table.fragments().collect()
@@ -133,8 +133,8 @@ def test_maintenance_detail_and_fragments(any_spark, tmp_path):
 
     bases = table.add_bases({"b1": str(tmp_path / "base1")})
     assert [(r["id"], r["name"]) for r in bases] == [(1, "b1")]
-    assert [(b.id, b.name) for b in lance.dataset(str(path)).manifest_base_paths()] \
-        if hasattr(lance.LanceDataset, "manifest_base_paths") else True
+    seen = lance.dataset(str(path)).base_paths()
+    assert {i: (b.name, b.path) for i, b in seen.items()} == {1: ("b1", str(tmp_path / "base1"))}
 
 
 def test_table_by_name(any_spark, tmp_path):
