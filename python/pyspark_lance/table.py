@@ -235,14 +235,17 @@ class LanceTable:
     def detail(self) -> dict[str, Any]:
         """A summary of the latest version: ``version``, ``rows`` (live), ``fragments``, ``files``
         (data and deletion files), ``bytes`` (of the data files), ``schema`` (a StructType),
-        ``config`` (the table config, as ``SHOW TBLPROPERTIES`` lists it)."""
+        ``config`` (the table config, as ``SHOW TBLPROPERTIES`` lists it), ``indices`` (one dict per
+        index segment: ``name``, ``uuid``, ``columns``, ``type``, ``dataset_version``, ``fragments``)."""
         agg = self._collect(
             "SELECT count(*) AS fragments, coalesce(sum(rows), 0) AS rows, "
             "coalesce(sum(size(files) + CASE WHEN deletion_file IS NULL THEN 0 ELSE 1 END), 0) AS files, "
             f"coalesce(sum(bytes), 0) AS bytes FROM {self._below('fragments')}")[0]
         config = {r["key"]: r["value"] for r in self._collect(f"SHOW TBLPROPERTIES {self._ref.sql}")}
+        indices = [r.asDict() for r in self._collect(f"SELECT * FROM {self._below('indices')} ORDER BY name, uuid")]
         return {"version": self.version, "rows": int(agg["rows"]), "fragments": int(agg["fragments"]),
-                "files": int(agg["files"]), "bytes": int(agg["bytes"]), "schema": self.schema, "config": config}
+                "files": int(agg["files"]), "bytes": int(agg["bytes"]), "schema": self.schema, "config": config,
+                "indices": indices}
 
     # -- refs ----------------------------------------------------------------------------------
 

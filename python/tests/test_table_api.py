@@ -114,6 +114,7 @@ def test_maintenance_detail_and_fragments(any_spark, tmp_path):
     assert detail["files"] == sum(len(f.data_files()) for f in ds.get_fragments())
     assert detail["bytes"] == sum(f["bytes"] for f in fragments) > 0
     assert [f.name for f in detail["schema"].fields] == ["id", "name"]
+    assert detail["indices"] == []
 
     result = table.compact()
     assert (result["fragments_removed"], result["fragments_added"], result["version"]) == (3, 1, 4)
@@ -135,6 +136,14 @@ def test_maintenance_detail_and_fragments(any_spark, tmp_path):
     assert [(r["id"], r["name"]) for r in bases] == [(1, "b1")]
     seen = lance.dataset(str(path)).base_paths()
     assert {i: (b.name, b.path) for i, b in seen.items()} == {1: ("b1", str(tmp_path / "base1"))}
+
+    # An index pylance makes shows in detail() (version 6 is add_bases', the index commits 7).
+    lance.dataset(str(path)).create_scalar_index("id", "BTREE")
+    ds = lance.dataset(str(path))
+    [made] = ds.list_indices()
+    [seen] = table.detail()["indices"]
+    assert (seen["name"], seen["uuid"], seen["columns"], seen["dataset_version"], seen["fragments"]) == \
+        (made["name"], made["uuid"], ["id"], 6, sorted(made["fragment_ids"]))
 
 
 def test_table_by_name(any_spark, tmp_path):
