@@ -5,9 +5,9 @@ import java.sql.Timestamp
 import org.apache.spark.sql.Row
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.testutil.{CatalogTables, Golden}
+import io.sparklance.testutil.{CatalogTables, Golden, PylanceScript}
 
-/** `<table>.history`, `.fragments`, `.refs`, `.branch_<name>` and `.tag_<name>` in both catalogs. */
+/** `<table>.history`, `.fragments`, `.indices`, `.refs`, `.branch_<name>` and `.tag_<name>` in both catalogs. */
 class TableSuffixesSuite extends AnyFunSuite with CatalogTables {
 
 
@@ -32,6 +32,23 @@ class TableSuffixesSuite extends AnyFunSuite with CatalogTables {
     spark.sql("DELETE FROM f WHERE id = 5")
     val fs = rows("SELECT id, size(files), physical_rows, deleted_rows, rows, bytes > 0, deletion_file IS NOT NULL FROM f.fragments ORDER BY id")
     assert(fs == Seq(Row(0L, 1, 4L, 0L, 4L, true, false), Row(1L, 1, 4L, 1L, 3L, true, true), Row(2L, 1, 2L, 0L, 2L, true, false)))
+  }
+
+  test("indices: the index segments pylance made, as pylance lists them") {
+    spark.sql("CREATE TABLE ix (id BIGINT, s STRING) USING lance OPTIONS (maxRowsPerFile '4')")
+    spark.range(10).coalesce(1).selectExpr("id", "cast(id AS STRING) AS s").writeTo("ix").append()
+    assert(rows("SELECT * FROM ix.indices").isEmpty)
+    val made = PylanceScript.run(
+      """import json, sys, lance
+        |ds = lance.dataset(sys.argv[1])
+        |ds.create_scalar_index("s", "BTREE", name="by_s")
+        |[i] = lance.dataset(sys.argv[1]).list_indices()
+        |print(json.dumps({"uuid": i["uuid"], "version": i["version"], "fragments": sorted(i["fragment_ids"])}))
+        |""".stripMargin, location("ix"))
+    val Seq(r) = rows("SELECT name, uuid, columns, dataset_version, fragments FROM ix.indices")
+    assert(r.getString(0) == "by_s" && r.getString(1) == made("uuid"))
+    assert(r.getSeq[String](2) == Seq("s") && r.getLong(3) == 2L && r.getLong(3) == made("version").asInstanceOf[Number].longValue)
+    assert(r.getSeq[Long](4) == made("fragments").asInstanceOf[Seq[Any]].map(_.asInstanceOf[Number].longValue) && r.getSeq[Long](4) == Seq(0L, 1L, 2L))
   }
 
   test("refs, branches and tags of a pylance table; the same names in a LanceCatalog") {
