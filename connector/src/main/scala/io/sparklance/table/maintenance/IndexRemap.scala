@@ -67,11 +67,14 @@ object IndexRemap {
   /** The index kinds whose row addresses a compaction rewrites (others are not remapped). */
   val Remapped: Set[String] = Set(BTreeIndex.Kind, BitmapIndex.Kind)
 
-  /** The indices of `m` a compaction of `groups` remaps: those of [[Remapped]] kinds covering a rewritten fragment. */
+  /**
+   * The indices of `m` a compaction of `groups` remaps: those of [[Remapped]] kinds covering a
+   * rewritten fragment, or not saying what they cover (their addresses may name any fragment).
+   */
   def covering(m: Manifest, groups: Seq[RewriteGroup]): IndexedSeq[IndexMetadata] = {
     val old = groups.flatMap(_.oldFragmentIds).toSet
     if (m.stableRowIds) IndexedSeq.empty
-    else m.indices.filter(i => Remapped(i.kind) && i.fragments.exists(b => old.exists(id => b.contains(id.toInt))))
+    else m.indices.filter(i => Remapped(i.kind) && i.fragments.forall(b => old.exists(id => b.contains(id.toInt))))
   }
 
   /**
