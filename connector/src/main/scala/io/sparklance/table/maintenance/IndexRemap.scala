@@ -216,17 +216,20 @@ object IndexRemap {
         }
         val n = keys.getValueCount
         val remapped = (0 until n).map { i =>
-          val out = scala.collection.mutable.LongMap.empty[RoaringBitmap]
-          def add(a: Long): Unit = out.getOrElseUpdate(a >>> 32, new RoaringBitmap()).add((a & 0xffffffffL).toInt)
+          // Entries of fragments not rewritten stay as they are (a whole-fragment entry included);
+          // the rows of rewritten ones go to their new addresses.
+          val kept = scala.collection.mutable.LongMap.empty[Option[RoaringBitmap]]
+          val moved = scala.collection.mutable.LongMap.empty[RoaringBitmap]
           RowAddrTreeMap.decode(bytes(i), s"${file.path}, bitmap $i").foreach { case (fragment, offsets) =>
             map.rewritten(fragment) match {
-              case None => offsets.fold[Unit](out.put(fragment, null))(o => out.getOrElseUpdate(fragment, new RoaringBitmap()).or(o))
-              case Some(moved) =>
-                val rows = offsets.getOrElse(RoaringBitmap.bitmapOfRange(0, moved.length.toLong))
-                rows.forEach((o: Int) => if (o < moved.length && moved(o) >= 0) add(moved(o)))
+              case None => kept(fragment) = offsets
+              case Some(to) =>
+                offsets.getOrElse(RoaringBitmap.bitmapOfRange(0, to.length.toLong)).forEach { (o: Int) =>
+                  if (o < to.length && to(o) >= 0) moved.getOrElseUpdate(to(o) >>> 32, new RoaringBitmap()).add((to(o) & 0xffffffffL).toInt)
+                }
             }
           }
-          RowAddrTreeMap.encode(out.toSeq.sortBy(_._1).map { case (f, b) => f -> Option(b) })
+          RowAddrTreeMap.encode((kept.toSeq ++ moved.toSeq.map { case (f, b) => f -> Some(b) }).sortBy(_._1))
         }
         val schema = new Schema(Seq(new Field("keys", FieldType.nullable(keys.getField.getType), null),
           new Field("bitmaps", FieldType.nullable(bitmaps.getField.getType), null)).asJava,
