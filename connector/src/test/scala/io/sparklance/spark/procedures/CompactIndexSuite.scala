@@ -232,4 +232,20 @@ class CompactIndexSuite extends AnyFunSuite with LocalSpark {
     compact(path, 1000)
     assertAnswers(check(path), (0L until 400L).filterNot(_ % 5 == 0))
   }
+
+  test("an append committed while the compaction ran lands too: the reserved ids keep the remapped addresses its own") {
+    val path = newPath()
+    write(path, "create", 0, 400, 100)
+    write(path, "index")
+    write(path, "delete", "id % 6 = 1")
+    val t = LanceTable.open(new CaseInsensitiveStringMap(Map(LanceOptions.Path -> path).asJava))
+    val result = Compaction.run(t, CompactionOptions(targetRowsPerFragment = 1000), () => write(path, "append", 400, 450, 25))
+    val c = check(path)
+    assert(c.version == result.version)
+    assertAnswers(c, (0L until 400L).filterNot(_ % 6 == 1) ++ (400L until 450L))
+    // The appended fragments (ids after the reserved one) are not indexed; the compacted one is.
+    val compacted = c.fragments.filter(f => c.indices("id_idx")._2(f))
+    assert(compacted.size == 1 && c.fragments.size == 3 && (c.fragments - compacted.head).forall(_ > compacted.head), c)
+    assertOurLookups(path, c)
+  }
 }
