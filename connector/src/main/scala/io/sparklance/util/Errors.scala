@@ -337,14 +337,15 @@ object Errors {
    * A cleanup that attempted every deletion and could not delete some files: how many, the first
    * few with their reason, and what it means for the table (nothing it still names was touched).
    */
-  def cleanupIncomplete(root: String, failures: Seq[(String, String)], removed: Long, planned: Int, skipped: Boolean): LanceException = {
-    val first = failures.take(5).map { case (p, why) => s"$p ($why)" }.mkString("; ")
-    val more = if (failures.length > 5) s" and ${failures.length - 5} more" else ""
+  def cleanupIncomplete(root: String, failed: Long, firstFailures: Seq[(String, String)], removed: Long, planned: Int,
+      skipped: Boolean): LanceException = {
+    val first = firstFailures.take(5).map { case (p, why) => s"$p ($why)" }.mkString("; ")
+    val more = if (failed > 5) s" and ${failed - 5} more" else ""
     val consequence =
       if (skipped) "Those versions are still there, so no data, deletion, transaction or index file was deleted."
       else "Every version still listed reads whole."
     new LanceException("LANCE_IO_ERROR",
-      s"cleanup of $root: ${failures.length} of $planned files could not be deleted ($removed were): $first$more. " +
+      s"cleanup of $root: $failed of $planned files could not be deleted ($removed were): $first$more. " +
         s"$consequence Fix the cause (permissions, storage reachable) and run cleanup again: it removes what is left.")
   }
 

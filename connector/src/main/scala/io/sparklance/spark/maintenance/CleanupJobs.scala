@@ -38,7 +38,7 @@ object CleanupJobs extends Logging {
           sc.parallelize(files, slices)
             .mapPartitions(it => Iterator(Cleanup.delete(stores.create(), it.toSeq)))
             .collect()
-            .foldLeft(Deletions.None)(_ + _)
+            .foldLeft(Deletions.Empty)(_ + _)
         }, log)
       }
     } finally sc.setJobDescription(null)

@@ -45,13 +45,18 @@ final case class CleanupPlan(root: String, versionsRemoved: Long, manifests: Seq
   def dryRunResult: CleanupResult = CleanupResult(versionsRemoved, all.length, bytes, dryRun = true, all)
 }
 
-/** The outcome of deleting some files: how many went (or were already gone) and the failures (path, reason). */
-final case class Deletions(removed: Long, bytes: Long, alreadyGone: Long, failures: Seq[(String, String)]) {
-  def +(o: Deletions): Deletions = Deletions(removed + o.removed, bytes + o.bytes, alreadyGone + o.alreadyGone, failures ++ o.failures)
+/**
+ * The outcome of deleting some files: how many went (or were already gone), their bytes, and how
+ * many failed, with the first [[Deletions.Kept]] failures (path, reason) to report.
+ */
+final case class Deletions(removed: Long, bytes: Long, alreadyGone: Long, failed: Long, firstFailures: Seq[(String, String)]) {
+  def +(o: Deletions): Deletions = Deletions(removed + o.removed, bytes + o.bytes, alreadyGone + o.alreadyGone,
+    failed + o.failed, (firstFailures ++ o.firstFailures).take(Deletions.Kept))
 }
 
 object Deletions {
-  val None: Deletions = Deletions(0L, 0L, 0L, Nil)
+  val Kept = 10
+  val Empty: Deletions = Deletions(0L, 0L, 0L, 0L, Nil)
 }
 
 /**
@@ -89,8 +94,8 @@ object Cleanup {
 
   /**
    * Runs `p`: its manifests first, then, once every one of them is gone, its other files, each
-   * batch through `deleteAll(what, files)` (on this machine, or spread over executors), which attempts every
-   * file it is given. Files only go after the manifests that name them (killed at any point,
+   * batch through `deleteAll(what, files)` (on this machine, or spread over executors), which
+   * attempts every file it is given. Files only go after the manifests that name them (killed at any point,
    * every version still listed reads whole); so when a manifest could not be deleted, its
    * version is still there and none of the other files is touched. Failures are reported once
    * everything else was attempted: an error naming how many failed and the first of them.
@@ -98,30 +103,30 @@ object Cleanup {
   def execute(p: CleanupPlan, deleteAll: (String, Seq[CleanupFile]) => Deletions, log: String => Unit = _ => ()): CleanupResult = {
     def timed(what: String, files: Seq[CleanupFile]): Deletions = {
       val started = System.nanoTime()
-      val d = if (files.isEmpty) Deletions.None else deleteAll(what, files)
+      val d = if (files.isEmpty) Deletions.Empty else deleteAll(what, files)
       log(s"deleted ${d.removed} of ${files.length} $what (${d.bytes} bytes, ${d.alreadyGone} already gone, " +
-        s"${d.failures.length} failed) in ${(System.nanoTime() - started) / 1000000} ms")
+        s"${d.failed} failed) in ${(System.nanoTime() - started) / 1000000} ms")
       d
     }
     val manifests = timed("manifests of removed versions", p.manifests)
     val done =
-      if (manifests.failures.nonEmpty) {
-        log(s"${manifests.failures.length} manifests could not be deleted: their versions remain, so no other file is deleted")
+      if (manifests.failed > 0) {
+        log(s"${manifests.failed} manifests could not be deleted: their versions remain, so no other file is deleted")
         manifests
       } else manifests + timed("files", p.files)
-    if (done.failures.nonEmpty)
-      throw Errors.cleanupIncomplete(p.root, done.failures, done.removed, p.all.length, skipped = manifests.failures.nonEmpty)
+    if (done.failed > 0)
+      throw Errors.cleanupIncomplete(p.root, done.failed, done.firstFailures, done.removed, p.all.length, skipped = manifests.failed > 0)
     CleanupResult(p.versionsRemoved, done.removed, done.bytes, dryRun = false, Nil)
   }
 
   /** Deletes `files` one by one, attempting each: a file already gone is no failure. */
   def delete(store: ObjectStore, files: Seq[CleanupFile]): Deletions =
-    files.foldLeft(Deletions.None) { (acc, f) =>
+    files.foldLeft(Deletions.Empty) { (acc, f) =>
       try {
         if (store.delete(f.path)) acc.copy(removed = acc.removed + 1, bytes = acc.bytes + f.bytes)
         else acc.copy(removed = acc.removed + 1, alreadyGone = acc.alreadyGone + 1)
       } catch {
-        case NonFatal(e) => acc.copy(failures = acc.failures :+ (f.path -> String.valueOf(e.getMessage)))
+        case NonFatal(e) => acc + Deletions(0L, 0L, 0L, 1L, Seq(f.path -> String.valueOf(e.getMessage)))
       }
     }
 
