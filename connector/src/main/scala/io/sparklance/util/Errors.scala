@@ -74,6 +74,9 @@ object Errors {
     new NotFoundException("LANCE_VERSION_NOT_FOUND",
       s"$uri has no version $version. Versions that exist: ${summarize(existing)}.")
 
+  /** The plural of a kind of thing named in a message ("tag", "branch", "version"). */
+  private def plural(kind: String): String = if (kind.endsWith("ch") || kind.endsWith("s")) s"${kind}es" else s"${kind}s"
+
   private def summarize(xs: Seq[Long]): String =
     if (xs.isEmpty) "none"
     else if (xs.length <= 20) xs.mkString(", ")
@@ -81,7 +84,7 @@ object Errors {
 
   def refNotFound(uri: String, kind: String, name: String, existing: Seq[String]): NotFoundException =
     new NotFoundException("LANCE_REF_NOT_FOUND",
-      s"$uri has no $kind '$name'. ${kind.capitalize}s that exist: ${if (existing.isEmpty) "none" else existing.mkString(", ")}.")
+      s"$uri has no $kind '$name'. ${plural(kind).capitalize} that exist: ${if (existing.isEmpty) "none" else existing.mkString(", ")}.")
 
   /** A tag or branch created under a name that is taken (Lance's RefConflict). */
   def refAlreadyExists(uri: String, kind: String, name: String, what: String): LanceException =
