@@ -6,7 +6,7 @@ import scala.util.control.NonFatal
 
 import io.sparklance.storage.{FileEntry, ObjectStore, Paths}
 import io.sparklance.table.{Manifest, ManifestFile, ManifestNaming, Refs, Snapshot}
-import io.sparklance.util.{Bytes, Errors, NotFoundException}
+import io.sparklance.util.{Bytes, Errors, Lookahead, NotFoundException}
 
 // Spec: lance-format/lance rust/lance/src/dataset/cleanup.rs (what is kept, how unreferenced
 // files are found, the age rule for files no manifest names) and docs/src/format/table/
@@ -171,14 +171,19 @@ object Cleanup {
     val removed = Seq.newBuilder[(Long, FileEntry)]
     val taggedOld = Seq.newBuilder[Long]
     log(s"reading ${manifests.length} versions of $root")
-    manifests.foreach { case (v, entry) =>
-      readManifest(entry).foreach { m =>
+    // Read and decoded a few at a time ahead of the loop (decoding is most of a long history's planning).
+    manifestsRead += manifests.length
+    bytesRead += manifests.map(_._2.size).sum
+    val reads = new Lookahead[(Long, FileEntry), Option[Manifest]](manifests.toIndexedSeq, threads = 4, ahead = 32,
+      "lance-cleanup-read")(e => read(store, e._2))
+    try manifests.foreach { case (v, entry) =>
+      reads.next().foreach { m =>
         val isTagged = tagged.exists(_.version == v)
         if (isTagged && selected(m)) taggedOld += v
         if (selected(m) && !isTagged && !branchOrigins.contains(v)) { verified.add(m); removed += ((v, entry)) }
         else kept.add(m)
       }
-    }
+    } finally reads.close()
     val tagErrors = taggedOld.result()
     if (policy.errorIfTaggedOldVersions && tagErrors.nonEmpty)
       throw Errors.invalidArgument(s"cleanup of $root: tagged versions ${tagErrors.mkString(", ")} (tags " +
