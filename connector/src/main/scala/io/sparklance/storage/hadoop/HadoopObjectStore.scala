@@ -160,6 +160,11 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
     protocol(p, path).putIfAbsent(path, p, bytes)
   }
 
+  override def replace(path: String, bytes: Array[Byte]): Unit = {
+    val p = toPath(path)
+    protocol(p, path).replace(path, p, bytes)
+  }
+
   override def delete(path: String): Boolean = {
     val p = toPath(path)
     try fs(p).delete(p, false)
