@@ -47,8 +47,8 @@ object TableSuffixes {
     case t: LanceTable if t.options.branch.isDefined && t.options.version == VersionSpec.Latest =>
       AlterLanceTable(t, changes)
       LanceTables.reload(t)
-    case t => throw Errors.unsupported("ALTER TABLE of a tagged version or of a metadata table, which are read-only; " +
-      "alter the table itself or one of its branches (`<table>.branch_<name>`)", t.name())
+    case t => throw Errors.invalidArgument(s"ALTER TABLE ${t.name()}: a tagged version and a metadata table are read-only; " +
+      "alter the table itself or one of its branches (`<table>.branch_<name>`)")
   }
 
   private def str(s: String): UTF8String = if (s == null) null else UTF8String.fromString(s)
