@@ -16,8 +16,8 @@ import io.sparklance.table.{RefWrites, Refs}
 import io.sparklance.testutil.{CatalogTables, PylanceScript}
 
 /**
- * What changes a branch beyond its writes: ALTER TABLE on `t.branch_<name>`, compaction and
- * restore of a branch, each committed on the branch's own line and checked by pylance 14 on
+ * What changes a branch beyond its writes: ALTER TABLE on `t.branch_<name>`, compaction,
+ * restore and cleanup of a branch, each committed on the branch's own line and checked by pylance 14 on
  * the branch and on the main line (which must not change). And a tag move, which a reader
  * (ours and pylance) never sees without the tag.
  */
@@ -129,7 +129,7 @@ class BranchChangesSuite extends AnyFunSuite with CatalogTables {
     assert(Files.walk(new File(t).toPath).iterator().asScala.map(_.toString).toSet == before)
   }
 
-  test("compact and restore on t.branch_dev rewrite and restore the branch; pylance reads both lines, main unchanged") {
+  test("compact, restore and cleanup on t.branch_dev change the branch only; pylance reads both lines, main unchanged") {
     val t = withBranch("c")
     (4 to 9).foreach(i => spark.sql(s"INSERT INTO c.`branch_dev` VALUES ($i, 'n$i')"))
     spark.sql("DELETE FROM c.`branch_dev` WHERE id IN (2, 5)")
@@ -158,7 +158,18 @@ class BranchChangesSuite extends AnyFunSuite with CatalogTables {
     assert(seen("main") == main && mainFiles(t) == before)
     // The branch goes on from the restored content.
     spark.sql("INSERT INTO c.`branch_dev` VALUES (10, 'j')")
-    assert(pylance(t, "dev")("dev").rows == Seq(row(1L, "a"), row(2L, "b"), row(3L, "c"), row(10L, "j")))
+    val restored = Seq(row(1L, "a"), row(2L, "b"), row(3L, "c"), row(10L, "j"))
+    assert(pylance(t, "dev")("dev").rows == restored)
+
+    // Cleanup of the branch keeps its latest version only: the files of its old versions (the
+    // appends, the compacted fragment) go; the main line's files, which the branch names, stay.
+    val devData = new File(s"$t/tree/dev/data")
+    val dataBefore = devData.listFiles().length
+    val cleaned = call("cleanup(table => 'default.c.`branch_dev`', retain_versions => 1, override => true)").head
+    assert(cleaned.getAs[Long]("versions_removed") == pre.version + 3 - first, "every version of the branch but its latest")
+    assert(devData.listFiles().length == 1 && dataBefore > 1, devData.listFiles().toSeq)
+    seen = pylance(t, "main", "dev")
+    assert(seen("dev").rows == restored && seen("main") == main && mainFiles(t) == before)
   }
 
   test("a tag moved over and over is never missing to a concurrent reader, ours or pylance's") {
