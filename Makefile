@@ -20,10 +20,16 @@ GOLDEN := target/golden
 
 JAR_INPUTS := $(shell find connector/src/main protos project -type f 2>/dev/null) build.sbt
 
-.PHONY: demo test test-scala test-python jar golden venv bench bench-encode bench-write bench-dml clean
+.PHONY: demo test test-scala test-python jar wheel golden venv bench bench-encode bench-write bench-dml clean
 
-demo: $(JAR)
-	$(WITH_PKG) $(VPY) examples/quickstart.py
+# The quickstart as a user runs it: the wheel installed into a virtualenv of its own (pyspark
+# from the pinned requirements, nothing from this checkout on the path).
+DEMO_VENV := $(CACHE)/demo-venv
+demo: wheel
+	test -x $(DEMO_VENV)/bin/python || $(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install -q "$$(grep '^pyspark==' python/requirements-dev.txt)"
+	$(DEMO_VENV)/bin/python -m pip install -q --force-reinstall --no-deps dist/pyspark_lance-*.whl
+	cd examples && env -u PYTHONPATH -u SPARK_HOME $(DEMO_VENV)/bin/python quickstart.py
 
 test: golden
 	$(SBT) "connector/test" "bench/compile" "connector/assembly" </dev/null
@@ -37,6 +43,11 @@ test-python: $(JAR) golden
 	cd python && $(WITH_PKG) ../$(VPY) -m pytest -q tests
 
 jar: $(JAR)
+
+# The pip package with the jar inside: dist/pyspark_lance-<version>-py3-none-any.whl (the jar's version).
+wheel: $(JAR)
+	rm -rf python/build dist/pyspark_lance-*.whl
+	$(VPY) -m pip wheel -q --no-deps --no-build-isolation -w dist ./python
 
 $(JAR): $(JAR_INPUTS) | venv
 	$(SBT) "connector/assembly" </dev/null
@@ -77,4 +88,4 @@ bench-dml: $(JAR)
 	$(WITH_PKG) $(VPY) bench/dml_bench.py $(BENCH_ARGS)
 
 clean:
-	rm -rf target connector/target project/target $(JAR_DIR)
+	rm -rf target connector/target project/target $(JAR_DIR) dist python/build

@@ -10,7 +10,8 @@ val hadoopVersion = "3.5.0" // the Hadoop client Spark 4.2.0 ships (hadoop-clien
 val awsSdkVersion = "2.35.4" // the AWS SDK v2 that Hadoop 3.5.0 builds against
 
 ThisBuild / organization := "io.sparklance"
-ThisBuild / version := "0.1.0-SNAPSHOT"
+// One version for the jar and the Python package (python/setup.py reads it back from the jar).
+ThisBuild / version := IO.read((ThisBuild / baseDirectory).value / "VERSION").trim
 ThisBuild / scalaVersion := "2.13.18" // must equal the scala-library that pyspark bundles
 ThisBuild / scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:-unused,_", "-release", "17")
 ThisBuild / javacOptions ++= Seq("--release", "17")
@@ -54,10 +55,11 @@ lazy val connector = (project in file("connector"))
     Compile / PB.protoSources := Seq((ThisBuild / baseDirectory).value / "protos"),
     Compile / PB.targets := Seq(PB.gens.java(protobufVersion) -> (Compile / sourceManaged).value),
     PB.protocVersion := protobufVersion,
-    // The version every manifest we commit names as its writer (table.commit.WriterIdentity).
+    // The version every manifest we commit names as its writer (table.commit.WriterIdentity),
+    // and the Spark and Scala lines the jar is built for (pyspark_lance checks them).
     Compile / resourceGenerators += Def.task {
       val f = (Compile / resourceManaged).value / "io" / "sparklance" / "version.properties"
-      IO.write(f, s"version=${version.value}\n")
+      IO.write(f, s"version=${version.value}\nspark=$sparkVersion\nscala=${scalaBinaryVersion.value}\n")
       Seq(f)
     }.taskValue,
     Test / fork := true,
