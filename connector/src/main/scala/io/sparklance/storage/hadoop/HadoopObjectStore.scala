@@ -108,10 +108,9 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
         val file = local.pathToFile(p).toPath
         val attrs = LocalRangeReader.regularFile(path, file)
         val modified = Some(attrs.lastModifiedTime.to(java.util.concurrent.TimeUnit.NANOSECONDS))
-        val size = knownSize.getOrElse(attrs.size)
         // A file system built on the local one keeps its own streams (it may count or fail reads).
-        if (local.getClass == classOf[RawLocalFileSystem]) LocalRangeReader.open(path, file, size, modified)
-        else new HadoopRangeReader(path, openForRanges(f, p, size, None), size, modified)
+        if (local.getClass == classOf[RawLocalFileSystem]) LocalRangeReader.open(path, file, knownSize, modified)
+        else { val size = knownSize.getOrElse(attrs.size); new HadoopRangeReader(path, openForRanges(f, p, size, None), size, modified) }
       case _ =>
         val (len, status) = knownSize match {
           case Some(n) => (n, None)
@@ -158,6 +157,11 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
   override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult = {
     val p = toPath(path)
     protocol(p, path).putIfAbsent(path, p, bytes)
+  }
+
+  override def replace(path: String, bytes: Array[Byte]): Unit = {
+    val p = toPath(path)
+    protocol(p, path).replace(path, p, bytes)
   }
 
   override def delete(path: String): Boolean = {
