@@ -336,6 +336,22 @@ object Errors {
     new NothingWrittenException(s"$path: $action failed before anything was written: ${cause.getMessage}. " +
       "Check that the folder exists and can be written.", cause)
 
+  /**
+   * A cleanup that attempted every deletion and could not delete some files: how many, the first
+   * few with their reason, and what it means for the table (nothing it still names was touched).
+   */
+  def cleanupIncomplete(root: String, failed: Long, firstFailures: Seq[(String, String)], removed: Long, planned: Int,
+      skipped: Boolean): LanceException = {
+    val first = firstFailures.take(5).map { case (p, why) => s"$p ($why)" }.mkString("; ")
+    val more = if (failed > 5) s" and ${failed - 5} more" else ""
+    val consequence =
+      if (skipped) "Those versions are still there, so no data, deletion, transaction or index file was deleted."
+      else "Every version still listed reads whole."
+    new LanceException("LANCE_IO_ERROR",
+      s"cleanup of $root: $failed of $planned files could not be deleted ($removed were): $first$more. " +
+        s"$consequence Fix the cause (permissions, storage reachable) and run cleanup again: it removes what is left.")
+  }
+
   def io(path: String, action: String, cause: Throwable): LanceException =
     new LanceException("LANCE_IO_ERROR",
       s"$path: $action failed: ${cause.getMessage}. Check that the storage is reachable and readable.", cause)
