@@ -16,7 +16,11 @@ from pathlib import Path
 import pyspark
 from pyspark.sql import SparkSession
 
-__all__ = ["configure", "session", "jar_path", "jar_info", "__version__", "SESSION_CATALOG", "PROCEDURE_CATALOG"]
+from .errors import LanceError
+from .table import LanceTable
+
+__all__ = ["configure", "session", "jar_path", "jar_info", "__version__", "SESSION_CATALOG", "PROCEDURE_CATALOG",
+           "LanceTable", "LanceError"]
 
 #: The session catalog that creates, replaces and time-travels Lance tables by name, and hands
 #: every other table to Spark's built-in catalog.

@@ -71,3 +71,17 @@ def s3_conf(endpoint, jars: str) -> dict[str, str]:
     conf = {f"spark.hadoop.{k}": v for k, v in endpoint.hadoop_conf().items()}
     conf["spark.jars"] = jars
     return conf
+
+
+@pytest.fixture(scope="session")
+def connect_spark():
+    """A Connect session to a local Connect server with the connector (started once)."""
+    import connect_server
+    with connect_server.started() as session:
+        yield session
+
+
+@pytest.fixture(params=["classic", "connect"])
+def any_spark(request):
+    """The classic session, then a Connect session: a test using it runs in both modes."""
+    return request.getfixturevalue("spark" if request.param == "classic" else "connect_spark")

@@ -16,8 +16,8 @@ import io.sparklance.table.commit.TableHistory
 import io.sparklance.util.Errors
 
 /**
- * Names below a Lance table's name, in every catalog: `<table>.history`, `<table>.fragments`
- * and `<table>.refs` are metadata tables (read on the driver from the manifests, no data file
+ * Names below a Lance table's name, in every catalog: `<table>.history`, `<table>.fragments`,
+ * `<table>.indices` and `<table>.refs` are metadata tables (read on the driver from the manifests, no data file
  * opened); `<table>.branch_<name>` reads and writes a branch (INSERT, DELETE, UPDATE, MERGE
  * and ALTER TABLE add versions to the branch) and `<table>.tag_<name>` reads a tagged version (read-only;
  * `VERSION AS OF '<tag>'` reads a tag too).
@@ -33,6 +33,7 @@ object TableSuffixes {
         case "history" => Some(history(LanceTables.load(entry)))
         case "fragments" => Some(fragments(LanceTables.load(entry)))
         case "refs" => Some(refs(LanceTables.load(entry)))
+        case "indices" => Some(indices(LanceTables.load(entry)))
         case _ => None
       }
     }
@@ -90,6 +91,23 @@ object TableSuffixes {
         InternalRow(f.id, new GenericArrayData(f.files.map(d => str(locations.dataFile(d))).toArray[Any]), f.physicalRows,
           f.deletionFile.fold(0L)(_.numDeletedRows), f.liveRows, f.files.iterator.map(_.fileSizeBytes).sum,
           f.deletionFile.map(d => str(locations.deletionFile(f.id, d))).orNull)
+      }
+    })
+  }
+
+  /** The current version's indices (the manifest's index section; one row per index segment). */
+  private def indices(t: LanceTable): Table = {
+    val schema = StructType(Seq(
+      StructField("name", StringType, nullable = false), StructField("uuid", StringType, nullable = false),
+      StructField("columns", ArrayType(StringType, containsNull = false)), StructField("type", StringType),
+      StructField("dataset_version", LongType, nullable = false), StructField("fragments", ArrayType(LongType, containsNull = false))))
+    new MetadataTable(s"${t.name()}.indices", schema, () => {
+      val m = t.snapshot.manifest
+      val names = m.schema.fields.iterator.flatMap(_.preOrder).map(f => f.id -> f.name).toMap
+      m.indices.map { i =>
+        InternalRow(str(i.name), str(i.uuid), new GenericArrayData(i.fields.map(id => str(names.getOrElse(id, id.toString))).toArray[Any]),
+          str(i.kind), i.datasetVersion,
+          i.fragments.map(b => new GenericArrayData(b.toArray.map(_.toLong).sorted.toArray[Any])).orNull)
       }
     })
   }
