@@ -27,14 +27,8 @@ import io.sparklance.testutil.{LocalSpark, PylanceScript}
 class CompactIndexSuite extends AnyFunSuite with LocalSpark {
 
   // pylance: changes the table (id int64, cat string, v int64) at argv[1]; argv[2] is [op, args...].
-  private val Write =
-    """import sys, json, lance, pyarrow as pa
-      |path, (op, *args) = sys.argv[1], json.loads(sys.argv[2])
-      |def rows(lo, hi):
-      |    ids = list(range(lo, hi))
-      |    return pa.table({"id": pa.array(ids, pa.int64()), "cat": pa.array(["c%d" % (i % 7) for i in ids]),
-      |                     "v": pa.array([i * 10 for i in ids], pa.int64())})
-      |if op == "create":
+  private val Write = CompactTables.PylancePrelude +
+    """|if op == "create":
       |    lance.write_dataset(rows(args[0], args[1]), path, max_rows_per_file=args[2])
       |elif op == "append":
       |    lance.write_dataset(rows(args[0], args[1]), path, mode="append", max_rows_per_file=args[2])

@@ -25,14 +25,8 @@ class CompactSuite extends AnyFunSuite with LocalSpark {
 
   // pylance: makes or changes the table (id int64, cat string, v int64) at argv[1]; argv[2] is
   // the JSON list [op, args...]. Prints the version, the fragments (id, physical rows, deleted rows).
-  private val Pylance =
-    """import sys, json, lance, pyarrow as pa
-      |path, (op, *args) = sys.argv[1], json.loads(sys.argv[2])
-      |def rows(lo, hi):
-      |    ids = list(range(lo, hi))
-      |    return pa.table({"id": pa.array(ids, pa.int64()), "cat": pa.array(["c%d" % (i % 7) for i in ids]),
-      |                     "v": pa.array([i * 10 for i in ids], pa.int64())})
-      |if op == "create":
+  private val Pylance = CompactTables.PylancePrelude +
+    """|if op == "create":
       |    lo, hi, per_file, stable = args
       |    lance.write_dataset(rows(lo, hi), path, max_rows_per_file=per_file, enable_stable_row_ids=stable)
       |elif op == "append":
