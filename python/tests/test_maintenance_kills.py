@@ -7,12 +7,15 @@ JVM (SIGKILL, the whole process group) at a random moment between the call and t
 unkilled call took. pylance then judges: the latest version is the one before or the one the
 procedure commits, every version from there on opens and holds the same rows, and a new call
 finishes. Files a killed call wrote and no version names may remain (cleanup's business). For
-cleanup: every version still listed opens and reads whole (manifests go before the files only
-they name), the latest holds every row, and a new call leaves only the latest version.
+cleanup (a history of HISTORY versions), each kill is timed from the start of the deletion
+phase (the first manifest gone) so that most land while files are being deleted: every version
+still listed opens and reads whole (manifests go before the files only they name), the latest
+holds every row, and a new call leaves exactly the files a full cleanup leaves.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import time
@@ -112,6 +115,67 @@ def test_compaction_killed_at_random_points_leaves_a_committed_table(base, tmp_p
     assert outcomes["not committed"] > 0, outcomes
 
 
+HISTORY = 300  # versions of the cleanup table: enough that deleting its garbage takes a while
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory) -> tuple[Path, int, Counter]:
+    """A pylance-made table of HISTORY versions: small appends, a delete every 25 versions and an
+    overwrite at version 100, so that a cleanup has manifests, transaction, data and deletion
+    files to remove."""
+    uri = str(tmp_path_factory.mktemp("kills") / "history.lance")
+    for v in range(1, HISTORY + 1):
+        ids = range(v * 10, v * 10 + 10)
+        batch = pa.table({"id": pa.array(ids, pa.int64()), "s": pa.array([f"value-{j}" for j in ids])})
+        if v == 1 or v == 100:
+            lance.write_dataset(batch, uri, mode="create" if v == 1 else "overwrite")
+        elif v % 25 == 0:
+            lance.dataset(uri).delete(f"id % 10 = {v % 10 + 1}")
+        else:
+            lance.write_dataset(batch, uri, mode="append")
+    ds = lance.dataset(uri)
+    assert ds.version == HISTORY
+    return Path(uri), HISTORY, _rows(uri)
+
+
+def _manifests(uri: Path) -> int:
+    return sum(1 for n in os.listdir(uri / "_versions") if n.endswith(".manifest"))
+
+
+def _files(uri: Path) -> set[str]:
+    return {str(p.relative_to(uri)) for p in uri.rglob("*") if p.is_file()}
+
+
+def _cleanup_watched(uri: Path, log: Path, kill_after: float | None) -> float:
+    """Sends the cleanup to a fresh application and waits for its deletion phase: the moment the
+    first manifest is gone (manifests go first). Then SIGKILLs it `kill_after` seconds later, or
+    (None) waits for the answer; returns the seconds from the first deletion to the last."""
+    app = Commands({}, log).ready()
+    total = _manifests(uri)
+    app.send({"sql": _cleanup(str(uri))})
+    deadline = time.monotonic() + 240
+    while _manifests(uri) == total:
+        assert time.monotonic() < deadline and app.lines.empty(), f"no deletion started: {log.read_text()[-3000:]}"
+        time.sleep(0.0005)
+    started = time.monotonic()
+    if kill_after is not None:
+        time.sleep(kill_after)
+        app.kill()
+        return kill_after
+    # Until the answer: the last moment a folder's count changed ends the deletion phase (the
+    # answer itself comes later, after the result is collected).
+    counts, ended = None, started
+    while app.lines.empty():
+        now = (_manifests(uri), len(os.listdir(uri / "data")), len(os.listdir(uri / "_transactions")))
+        if now != counts:
+            counts, ended = now, time.monotonic()
+        time.sleep(0.0005)
+    answer = app.answer()
+    app.close()
+    assert answer["ok"], answer
+    return ended - started
+
+
 def _every_listed_version_reads(uri: str, latest: int, expected: Counter) -> list[int]:
     versions = [v["version"] for v in lance.dataset(uri).versions()]
     assert versions[-1] == latest, versions
@@ -121,21 +185,29 @@ def _every_listed_version_reads(uri: str, latest: int, expected: Counter) -> lis
     return versions
 
 
-def test_cleanup_killed_at_random_points_leaves_every_listed_version_whole(base, tmp_path, spark):
-    source, latest, expected = base
+def test_cleanup_killed_at_random_points_leaves_every_listed_version_whole(history, tmp_path, spark):
+    source, latest, expected = history
+    # One call not killed: how long its deletion phase lasts, and what a full cleanup leaves.
     timed = tmp_path / "timed.lance"
     shutil.copytree(source, timed)
-    took = _timed_call(_cleanup(str(timed)), tmp_path / "timed.log")
+    deleting = _cleanup_watched(timed, tmp_path / "timed.log", None)
     assert _every_listed_version_reads(str(timed), latest, expected) == [latest]
+    full = _files(timed)
+    garbage = _files(source) - full
+    assert len(garbage) > 2 * HISTORY, len(garbage)
 
     rng = random.Random(20261129)
-    partly = 0
+    mid_deletion = 0
     for r in range(ROUNDS):
         uri = tmp_path / f"round-{r}.lance"
         shutil.copytree(source, uri)
-        _killed_call(_cleanup(str(uri)), tmp_path / f"round-{r}.log", rng.uniform(0, took * 1.1))
-        left = _every_listed_version_reads(str(uri), latest, expected)
-        partly += 1 < len(left) < latest
+        _cleanup_watched(uri, tmp_path / f"round-{r}.log", rng.uniform(0, deleting * 0.9))
+        # Landed mid-deletion: some of the garbage is gone and some is left.
+        left_garbage = _files(uri) & garbage
+        mid_deletion += 0 < len(left_garbage) < len(garbage)
+        _every_listed_version_reads(str(uri), latest, expected)
         spark.sql(_cleanup(str(uri))).collect()
         assert _every_listed_version_reads(str(uri), latest, expected) == [latest]
-    print(f"cleanup kills that left part of the history: {partly} of {ROUNDS}")
+        assert _files(uri) == full, f"round {r}: {sorted(_files(uri) ^ full)[:10]}"
+    print(f"cleanup kills that landed mid-deletion: {mid_deletion} of {ROUNDS} (deletion phase {deleting:.3f} s)")
+    assert mid_deletion >= 3, mid_deletion

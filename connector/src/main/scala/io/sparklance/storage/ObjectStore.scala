@@ -86,6 +86,15 @@ trait ObjectStore {
   def putIfAbsent(path: String, bytes: Array[Byte]): PutResult
 
   /**
+   * Replaces the small file at `path` (or creates it) with `bytes` in one atomic step: a
+   * reader at any moment sees the old bytes or the new ones, never no file and never part of
+   * one. For files that are overwritten in place, as Lance's tag files are when a tag moves
+   * (refs.rs, Tags::update). An exception means the outcome is unknown: read the file back.
+   * Refused, before anything is written, where the store has no atomic replace.
+   */
+  def replace(path: String, bytes: Array[Byte]): Unit
+
+  /**
    * Writes the small new file `bytes` at `path`, a fresh unique name no other writer uses
    * ([[create]]); a failure leaves nothing behind.
    */

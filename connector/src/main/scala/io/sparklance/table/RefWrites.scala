@@ -46,10 +46,11 @@ object RefWrites {
     val metadata = previous.flatMap(_.get("metadata")).collect { case m: Map[_, _] => m.asInstanceOf[Map[String, Any]] }.getOrElse(Map.empty)
     val bytes = pretty(Seq("branch" -> onBranch.orNull, "version" -> target.version, "createdAt" -> created,
       "updatedAt" -> rfc3339(now), "manifestSize" -> size, "metadata" -> metadata))
-    // No store here replaces a file atomically: a moved tag is deleted, then created again,
-    // and a writer that creates the name in between wins (this move then fails, naming it).
-    if (previous.isDefined) store.delete(path)
-    create(store, path, bytes, Errors.refAlreadyExists(main, "tag", name, describe(store, main, name)))
+    // A move overwrites the tag file in one atomic step, as Lance's Tags::update puts it over the
+    // old one: a reader sees the old version or the new one, never no tag. A new tag is created
+    // if absent, so of two writers creating the name one wins and the other is told.
+    if (previous.isDefined) store.replace(path, bytes)
+    else create(store, path, bytes, Errors.refAlreadyExists(main, "tag", name, describe(store, main, name)))
     RefChange(name, target.version, onBranch)
   }
 

@@ -30,8 +30,13 @@ object ShallowClone {
       case (None, None) => VersionSpec.Latest
       case _ => throw Errors.invalidArgument(s"clone of $main: give a version or a tag, not both")
     }
-    if (BasePaths.canonical(to) == BasePaths.canonical(main))
+    val (canonicalTo, canonicalMain) = (BasePaths.canonical(to), BasePaths.canonical(main))
+    if (canonicalTo == canonicalMain)
       throw Errors.invalidArgument(s"clone of $main: the target is the table itself; give an empty folder")
+    // A clone nested in its source (or the source in it) would share the other's folders (a
+    // recursive listing or removal of one would meet the other): each keeps a folder of its own.
+    for (a <- canonicalTo; b <- canonicalMain if a.startsWith(b + "/") || b.startsWith(a + "/"))
+      throw Errors.invalidArgument(s"clone of $main: the target $to and the table are inside one another; give a folder outside the table")
     if (store.entryExists(to) && (!store.isDirectory(to) || store.listNames(to).nonEmpty))
       throw Errors.invalidArgument(s"clone of $main: the target $to is not empty; give an empty or new folder")
     val source = Snapshot.resolve(store, main, branch, spec)

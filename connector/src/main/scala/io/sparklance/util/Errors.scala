@@ -74,6 +74,9 @@ object Errors {
     new NotFoundException("LANCE_VERSION_NOT_FOUND",
       s"$uri has no version $version. Versions that exist: ${summarize(existing)}.")
 
+  /** The plural of a kind of thing named in a message ("tag", "branch", "version"). */
+  private def plural(kind: String): String = if (kind.endsWith("ch") || kind.endsWith("s")) s"${kind}es" else s"${kind}s"
+
   private def summarize(xs: Seq[Long]): String =
     if (xs.isEmpty) "none"
     else if (xs.length <= 20) xs.mkString(", ")
@@ -81,7 +84,7 @@ object Errors {
 
   def refNotFound(uri: String, kind: String, name: String, existing: Seq[String]): NotFoundException =
     new NotFoundException("LANCE_REF_NOT_FOUND",
-      s"$uri has no $kind '$name'. ${kind.capitalize}s that exist: ${if (existing.isEmpty) "none" else existing.mkString(", ")}.")
+      s"$uri has no $kind '$name'. ${plural(kind).capitalize} that exist: ${if (existing.isEmpty) "none" else existing.mkString(", ")}.")
 
   /** A tag or branch created under a name that is taken (Lance's RefConflict). */
   def refAlreadyExists(uri: String, kind: String, name: String, what: String): LanceException =
@@ -332,6 +335,22 @@ object Errors {
   def nothingWritten(path: String, action: String, cause: Throwable): NothingWrittenException =
     new NothingWrittenException(s"$path: $action failed before anything was written: ${cause.getMessage}. " +
       "Check that the folder exists and can be written.", cause)
+
+  /**
+   * A cleanup that attempted every deletion and could not delete some files: how many, the first
+   * few with their reason, and what it means for the table (nothing it still names was touched).
+   */
+  def cleanupIncomplete(root: String, failed: Long, firstFailures: Seq[(String, String)], removed: Long, planned: Int,
+      skipped: Boolean): LanceException = {
+    val first = firstFailures.take(5).map { case (p, why) => s"$p ($why)" }.mkString("; ")
+    val more = if (failed > 5) s" and ${failed - 5} more" else ""
+    val consequence =
+      if (skipped) "Those versions are still there, so no data, deletion, transaction or index file was deleted."
+      else "Every version still listed reads whole."
+    new LanceException("LANCE_IO_ERROR",
+      s"cleanup of $root: $failed of $planned files could not be deleted ($removed were): $first$more. " +
+        s"$consequence Fix the cause (permissions, storage reachable) and run cleanup again: it removes what is left.")
+  }
 
   def io(path: String, action: String, cause: Throwable): LanceException =
     new LanceException("LANCE_IO_ERROR",

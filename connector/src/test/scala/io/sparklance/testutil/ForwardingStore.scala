@@ -18,5 +18,6 @@ class ForwardingStore(inner: ObjectStore) extends ObjectStore {
   override def requireAtomicCreate(path: String): Unit = inner.requireAtomicCreate(path)
   override def create(path: String): FileSink = inner.create(path)
   override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult = inner.putIfAbsent(path, bytes)
+  override def replace(path: String, bytes: Array[Byte]): Unit = inner.replace(path, bytes)
   override def delete(path: String): Boolean = inner.delete(path)
 }

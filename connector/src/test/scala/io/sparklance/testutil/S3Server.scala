@@ -21,6 +21,34 @@ final class S3Server private (process: Process, val endpoint: String, val bucket
     "fs.s3a.connection.ssl.enabled" -> "false", "fs.s3a.access.key" -> accessKey, "fs.s3a.secret.key" -> secretKey,
     "fs.s3a.aws.credentials.provider" -> "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider")
 
+  /** pylance's storage_options reaching this server (s3_server.py's Endpoint.pylance_options), for every bucket on it. */
+  def pylanceOptions: Map[String, String] = Map(
+    "aws_endpoint" -> endpoint, "aws_access_key_id" -> accessKey, "aws_secret_access_key" -> secretKey,
+    "aws_region" -> region, "allow_http" -> "true")
+
+  /** [[pylanceOptions]] as a JSON object, for a script's argument (the values hold no quote or backslash). */
+  def pylanceOptionsJson: String = pylanceOptions.map { case (k, v) => s""""$k": "$v"""" }.mkString("{", ", ", "}")
+
+  /**
+   * Creates another bucket on this server (S3's CreateBucket, through pyarrow in the
+   * virtualenv), for tables that span buckets. Hadoop caches one S3A file system per bucket
+   * name in a JVM, so give each server's buckets fresh names.
+   */
+  def createBucket(name: String): Unit = {
+    PylanceScript.run(
+      """import sys, json
+        |from pyarrow import fs
+        |o = json.loads(sys.argv[1])
+        |s3 = fs.S3FileSystem(access_key=o["aws_access_key_id"], secret_key=o["aws_secret_access_key"], region=o["aws_region"],
+        |                     scheme="http", endpoint_override=o["aws_endpoint"].removeprefix("http://"), allow_bucket_creation=True)
+        |s3.create_dir(sys.argv[2])
+        |print(json.dumps({"type": s3.get_file_info(sys.argv[2]).type.name}))""".stripMargin,
+      pylanceOptionsJson, name) match {
+      case m if m.get("type").contains("Directory") => ()
+      case m => throw new IllegalStateException(s"bucket $name was not created on $endpoint: $m")
+    }
+  }
+
   /** A Hadoop configuration with [[hadoopConf]] set. */
   def configuration(): org.apache.hadoop.conf.Configuration = {
     val c = new org.apache.hadoop.conf.Configuration()

@@ -180,9 +180,12 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces with Serv
   private def withOptions(spec: TableSpec): TableSpec = spec.copy(options = options ++ spec.options)
 
   override def alterTable(ident: Identifier, changes: TableChange*): Table = LanceSparkException.boundary {
-    val location = existing(ident).getOrElse(throw new NoSuchTableException(ident))
-    AlterLanceTable(LanceTables.load(entry(ident, location)), changes)
-    LanceTables.load(entry(ident, location))
+    existing(ident) match {
+      case Some(location) =>
+        AlterLanceTable(LanceTables.load(entry(ident, location)), changes)
+        LanceTables.load(entry(ident, location))
+      case None => TableSuffixes.alter(loadTable(ident), changes) // `t.branch_dev`, or NoSuchTableException
+    }
   }
 
   /** Deletes a warehouse table's folder; a table named by path loses nothing (it has no name to lose). */

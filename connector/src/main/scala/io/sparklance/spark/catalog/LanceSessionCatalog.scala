@@ -143,9 +143,14 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
 
   /** ALTER TABLE of a Lance table changes the Lance table ([[AlterLanceTable]]), not the metastore's entry. */
   override def alterTable(ident: Identifier, changes: TableChange*): Table = LanceSparkException.boundary {
-    entryOf(ident, super.loadTable(ident)) match {
-      case None => super.alterTable(ident, changes: _*)
-      case Some(e) => AlterLanceTable(LanceTables.load(e), changes); LanceTables.load(e)
+    val table = try Right(super.loadTable(ident))
+    catch { case e: AnalysisException if !e.isInstanceOf[LanceSparkException] => Left(below(ident).getOrElse(throw e)) }
+    table match {
+      case Left(branch) => TableSuffixes.alter(branch, changes) // `db.t.branch_dev`
+      case Right(t) => entryOf(ident, t) match {
+        case None => super.alterTable(ident, changes: _*)
+        case Some(e) => AlterLanceTable(LanceTables.load(e), changes); LanceTables.load(e)
+      }
     }
   }
 

@@ -69,9 +69,10 @@ object LanceTables {
     table
   }
 
-  /** The latest version of the table `table` names (after a commit of its own). */
+  /** The latest version of the table `table` names (after a commit of its own), on the same branch. */
   def reload(table: LanceTable): LanceTable =
-    load(table.entry.getOrElse(throw new IllegalStateException("only catalog tables are reloaded")))
+    load(table.entry.getOrElse(throw new IllegalStateException("only catalog tables are reloaded")),
+      table.options.branch.map(LanceOptions.Branch -> _))
 
   /**
    * `VERSION AS OF v`: a number is a version, anything else a tag name (pylance's

@@ -4,21 +4,22 @@ import java.util
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
-import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability, TableChange}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan, ScanBuilder}
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.unsafe.types.UTF8String
 
 import io.sparklance.spark.{LanceOptions, LanceSparkException, LanceTable}
-import io.sparklance.table.{FileLocations, Refs}
+import io.sparklance.table.{FileLocations, Refs, VersionSpec}
 import io.sparklance.table.commit.TableHistory
+import io.sparklance.util.Errors
 
 /**
  * Names below a Lance table's name, in every catalog: `<table>.history`, `<table>.fragments`,
  * `<table>.indices` and `<table>.refs` are metadata tables (read on the driver from the manifests, no data file
  * opened); `<table>.branch_<name>` reads and writes a branch (INSERT, DELETE, UPDATE, MERGE
- * add versions to the branch) and `<table>.tag_<name>` reads a tagged version (read-only;
+ * and ALTER TABLE add versions to the branch) and `<table>.tag_<name>` reads a tagged version (read-only;
  * `VERSION AS OF '<tag>'` reads a tag too).
  */
 object TableSuffixes {
@@ -36,6 +37,19 @@ object TableSuffixes {
         case _ => None
       }
     }
+  }
+
+  /**
+   * ALTER TABLE of a name below a table: on `t.branch_<name>` every change ALTER TABLE makes
+   * on the table is committed on the branch's own line (`tree/<name>/`), the main line
+   * untouched. A tagged version and the metadata tables are read-only.
+   */
+  def alter(below: Table, changes: Seq[TableChange]): Table = below match {
+    case t: LanceTable if t.options.branch.isDefined && t.options.version == VersionSpec.Latest =>
+      AlterLanceTable(t, changes)
+      LanceTables.reload(t)
+    case t => throw Errors.invalidArgument(s"ALTER TABLE ${t.name()}: a tagged version and a metadata table are read-only; " +
+      "alter the table itself or one of its branches (`<table>.branch_<name>`)")
   }
 
   private def str(s: String): UTF8String = if (s == null) null else UTF8String.fromString(s)

@@ -14,7 +14,7 @@ import io.sparklance.storage.ObjectStore
 import io.sparklance.table.{FileLocations, Fragment, ScanPlanner, Snapshot, VersionSpec}
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
 import io.sparklance.table.proto.ManifestCodec
-import io.sparklance.table.maintenance.{CompactionOptions, CompactionPlanner, CompactionTask, FragmentRewriter}
+import io.sparklance.table.maintenance.{CompactionOptions, CompactionPlanner, CompactionTask, FragmentRewriter, IndexRemap}
 import io.sparklance.table.write.FragmentWriter
 import io.sparklance.util.Errors
 
@@ -54,8 +54,8 @@ object Compaction extends Logging {
       phase(s"plan on version ${m.version}")
       val plan = CompactionPlanner.plan(m, options)
       if (plan.heldBack.nonEmpty)
-        logInfo(s"compaction of $name: fragments ${plan.heldBack.mkString(", ")} are held back: an index covers them and the " +
-          "table has no stable row ids, so their rows cannot move")
+        logInfo(s"compaction of $name: fragments ${plan.heldBack.mkString(", ")} are held back: an index this writer cannot " +
+          "remap covers them and the table has no stable row ids, so their rows cannot move")
       if (plan.tasks.isEmpty) {
         logInfo(s"compaction of $name: no fragment qualifies; nothing is committed")
         return CompactionResult(0, 0, 0, 0, 0L, m.version)
@@ -66,8 +66,14 @@ object Compaction extends Logging {
 
       phase(s"rewrite ${plan.tasks.map(_.fragments.length).sum} fragments ($rows rows) in ${plan.tasks.length} groups")
       val written = rewrite(table, snapshot, plan.tasks, file, options)
-      val groups = plan.tasks.zip(written).map { case (t, w) => Operation.RewriteGroup(t.fragments, w) }
+      val rewritten = plan.tasks.zip(written).map { case (t, w) => Operation.RewriteGroup(t.fragments, w) }
       val added = written.flatten
+
+      phase(s"remap the indices over ${rewritten.length} groups")
+      val properties = table.writeOptions().commitProperties
+      val (groups, indices) =
+        try IndexRemap.prepare(store, snapshot.root, m, rewritten, properties)
+        catch { case NonFatal(e) => FragmentWriter.discard(store, snapshot.root, added); throw e }
 
       phase(s"commit ${groups.length} groups on version ${m.version}")
       val tracking = new CommitTracking(s"compaction of $name")
@@ -75,12 +81,11 @@ object Compaction extends Logging {
         try {
           beforeCommit()
           tracking(store, snapshot.root, added) {
-            new TableCommitter(store, snapshot.root).commit(CommitRequest(Some(m.version), Operation.Rewrite(groups),
-              table.writeOptions().commitProperties))
+            new TableCommitter(store, snapshot.root).commit(CommitRequest(Some(m.version), Operation.Rewrite(groups, indices), properties))
           }
         } catch {
           case NonFatal(e) =>
-            abort(tracking, store, snapshot, added, name)
+            abort(tracking, store, snapshot, added, indices, name)
             throw e
         }
       val removed = plan.tasks.flatMap(_.fragments)
@@ -128,17 +133,23 @@ object Compaction extends Logging {
   }
 
   /**
-   * Removes the compaction's files after a commit that failed, unless it happened or may have
-   * ([[CommitTracking]]); and only when the table's latest version names none of them, read
+   * Removes the compaction's files (data and remapped index files) after a commit that failed,
+   * unless it happened or may have ([[CommitTracking]]); and only when the table's latest version
+   * names none of them, read
    * back here, since a file a committed version names must never go.
    */
-  private def abort(tracking: CommitTracking, store: ObjectStore, snapshot: Snapshot, added: Seq[Fragment], name: String): Unit =
+  private def abort(tracking: CommitTracking, store: ObjectStore, snapshot: Snapshot, added: Seq[Fragment],
+      indices: Seq[Operation.RewrittenIndex], name: String): Unit =
     try {
       val latest = Snapshot.open(store, snapshot.root, None).manifest
       val ours = added.flatMap(_.files.map(_.path)).toSet
-      if (latest.fragments.exists(_.files.exists(f => ours(f.path))))
+      val ourIndices = indices.map(_.newId).toSet
+      if (latest.fragments.exists(_.files.exists(f => ours(f.path))) || latest.indices.exists(i => ourIndices(i.uuid)))
         logWarning(s"compaction of $name: version ${latest.version} names the compaction's files; none is deleted")
-      else tracking.abort(store, snapshot.root, added)
+      else {
+        tracking.abort(store, snapshot.root, added)
+        if (!tracking.mayHaveCommitted) IndexRemap.discard(store, snapshot.root, indices)
+      }
     } catch {
       case NonFatal(e) => logWarning(s"compaction of $name: could not read the table back; the compaction's files are left to cleanup", e)
     }

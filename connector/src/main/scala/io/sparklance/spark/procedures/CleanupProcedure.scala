@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.util.{DateTimeUtils, GenericArrayData}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
+import io.sparklance.spark.maintenance.CleanupJobs
 import io.sparklance.spark.procedures.LanceProcedure.{optional, str, TableParam}
 import io.sparklance.table.maintenance.{Cleanup, CleanupPolicy, Durations}
 import io.sparklance.util.Errors
@@ -21,7 +22,8 @@ import io.sparklance.util.Errors
  * `retain_versions`, versions older than 14 days go, as in pylance. A retention floor of 7 days
  * holds unless `override => true`: a cut-off inside it is an error, `retain_versions` alone
  * removes only versions older than it, and files no manifest names (writes that may still be
- * in progress) are removed only once older than it. One row: versions, files and bytes removed;
+ * in progress) are removed only once older than it. The deletions run as Spark jobs on the
+ * executors ([[CleanupJobs]]). One row: versions, files and bytes removed;
  * with `dry_run`, `files` lists what would go and nothing is removed.
  */
 final class CleanupProcedure(context: ProcedureContext) extends LanceProcedure(context) with Logging {
@@ -66,18 +68,14 @@ final class CleanupProcedure(context: ProcedureContext) extends LanceProcedure(c
       case None => if (overrideFloor) None else Some(floorCut)
     }
     val name = table.name()
-    val sc = SparkSession.active.sparkContext
-    sc.setJobDescription(s"Lance cleanup $name")
-    try {
-      val started = System.nanoTime()
-      val r = Cleanup.run(table.stores.create(), table.options.path, table.options.branch,
-        CleanupPolicy(olderThan, retain, deleteUnverified = overrideFloor, args.boolean("error_if_tagged_old_versions").getOrElse(false), now),
-        dryRun, line => logInfo(s"cleanup of $name: $line"))
-      logInfo(s"cleanup of $name: ${if (dryRun) "would remove" else "removed"} ${r.versionsRemoved} versions, ${r.filesRemoved} files, " +
-        s"${r.bytesRemoved} bytes (${(System.nanoTime() - started) / 1000000} ms)")
-      val files = if (!dryRun) null else new GenericArrayData(r.files.map(f => InternalRow(str(f.path), str(f.kind), f.bytes)).toArray[Any])
-      Seq(InternalRow(r.versionsRemoved, r.filesRemoved, r.bytesRemoved, dryRun, files))
-    } finally sc.setJobDescription(null)
+    val started = System.nanoTime()
+    val r = CleanupJobs.run(table,
+      CleanupPolicy(olderThan, retain, deleteUnverified = overrideFloor, args.boolean("error_if_tagged_old_versions").getOrElse(false), now),
+      dryRun)
+    logInfo(s"cleanup of $name: ${if (dryRun) "would remove" else "removed"} ${r.versionsRemoved} versions, ${r.filesRemoved} files, " +
+      s"${r.bytesRemoved} bytes (${(System.nanoTime() - started) / 1000000} ms)")
+    val files = if (!dryRun) null else new GenericArrayData(r.files.map(f => InternalRow(str(f.path), str(f.kind), f.bytes)).toArray[Any])
+    Seq(InternalRow(r.versionsRemoved, r.filesRemoved, r.bytesRemoved, dryRun, files))
   }
 }
 

@@ -53,6 +53,9 @@ private[spark] final class CommitTracking(where: String, targets: Seq[FileTarget
   }
 
   /** Removes the fragments the tasks wrote, unless the commit happened or may have. */
+  /** Whether the commit happened or may have: then no file written for it may be deleted. */
+  def mayHaveCommitted: Boolean = keepFiles
+
   def abort(store: => ObjectStore, root: String, written: Seq[Fragment]): Unit =
     if (keepFiles) logWarning(s"$where: the commit happened or may have happened; no written file is deleted")
     else

@@ -34,6 +34,13 @@ private[hadoop] final class ConditionalWrites(fs: FileSystem) extends WriteProto
       case NonFatal(e) => throw Errors.io(path, "creating the file if absent", e)
     }
 
+  /** One unconditional PUT: an object store replaces an object whole, a reader gets the old object or the new one. */
+  override def replace(path: String, target: Path, bytes: Array[Byte]): Unit =
+    try {
+      val out = fs.createFile(target).overwrite(true).build()
+      try out.write(bytes) finally out.close()
+    } catch { case NonFatal(e) => throw Errors.io(path, "replacing the file", e) }
+
   private def lost(e: Throwable): Boolean = e.isInstanceOf[FileAlreadyExistsException] || httpStatus(e).contains(412)
 
   private def httpStatus(e: Throwable): Option[Int] =

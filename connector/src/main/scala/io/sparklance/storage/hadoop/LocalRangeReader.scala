@@ -56,11 +56,16 @@ private[hadoop] object LocalRangeReader {
     attrs
   }
 
-  /** Opens `file`, a regular file ([[regularFile]]) of `size` bytes, for reads at offsets. */
-  def open(path: String, file: NioPath, size: Long, modified: Option[Long]): LocalRangeReader = {
+  /**
+   * Opens `file`, a regular file ([[regularFile]]), for reads at offsets. Its size, unless the
+   * caller knows it, is the opened file's own: a file replaced under its name between a stat and
+   * the open (a moved tag, ObjectStore.replace) is then read whole, old or new, never cut.
+   */
+  def open(path: String, file: NioPath, knownSize: Option[Long], modified: Option[Long]): LocalRangeReader = {
     val channel =
       try FileChannel.open(file, StandardOpenOption.READ)
       catch { case _: NoSuchFileException => throw new FileNotFoundException(path) }
+    val size = try knownSize.getOrElse(channel.size()) catch { case e: IOException => channel.close(); throw e }
     new LocalRangeReader(path, channel, size, modified)
   }
 }

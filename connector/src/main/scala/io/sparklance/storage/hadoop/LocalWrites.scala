@@ -2,7 +2,7 @@ package io.sparklance.storage.hadoop
 
 import java.io.{BufferedOutputStream, IOException}
 import java.nio.channels.{Channels, FileChannel}
-import java.nio.file.{FileAlreadyExistsException, Files, StandardOpenOption, Path => NioPath}
+import java.nio.file.{FileAlreadyExistsException, Files, StandardCopyOption, StandardOpenOption, Path => NioPath}
 import java.util.UUID
 
 import org.apache.hadoop.fs.{Path, RawLocalFileSystem}
@@ -44,6 +44,19 @@ private[hadoop] final class LocalWrites(fs: RawLocalFileSystem) extends WritePro
     } catch {
       // link(2) either makes the name or not, and nothing before it is visible: any failure here is definite.
       case e: IOException => throw Errors.nothingWritten(path, "creating the file if absent", e)
+    } finally removeQuietly(temp)
+  }
+
+  /** rename(2) over an existing name is atomic: a reader opens the old file or the new one, never none. */
+  override def replace(path: String, target: Path, bytes: Array[Byte]): Unit = {
+    val file = fs.pathToFile(target).toPath
+    val temp = startTemp(path, file)
+    try {
+      writeDurably(temp, bytes)
+      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING)
+      syncFolder(file)
+    } catch {
+      case e: IOException => throw Errors.io(path, "replacing the file", e)
     } finally removeQuietly(temp)
   }
 

@@ -45,5 +45,16 @@ private[hadoop] final class RenameWrites(fs: FileSystem, fc: FileContext) extend
     } finally try { fs.delete(temp, false); () } catch { case _: IOException => () }
   }
 
+  /** HDFS renames over an existing file atomically with `Options.Rename.OVERWRITE` (one NameNode call). */
+  override def replace(path: String, target: Path, bytes: Array[Byte]): Unit = {
+    val temp = tempFor(target)
+    try {
+      val out = fs.create(temp, false)
+      try { out.write(bytes); out.hsync() } finally out.close()
+      fc.rename(temp, target, Options.Rename.OVERWRITE)
+    } catch { case e: IOException => throw Errors.io(path, "replacing the file", e) }
+    finally try { fs.delete(temp, false); () } catch { case _: IOException => () }
+  }
+
   private def tempFor(target: Path): Path = new Path(target.getParent, s".${target.getName}.${UUID.randomUUID()}.tmp")
 }

@@ -29,6 +29,9 @@ private[hadoop] trait WriteProtocol {
   def create(path: String, target: Path): FileSink
 
   def putIfAbsent(path: String, target: Path, bytes: Array[Byte]): PutResult
+
+  /** Atomically replaces (or creates) the small file `target` ([[io.sparklance.storage.ObjectStore.replace]]). */
+  def replace(path: String, target: Path, bytes: Array[Byte]): Unit
 }
 
 private[hadoop] object WriteProtocol {
@@ -85,6 +88,7 @@ private[hadoop] final class Mounted(val inner: WriteProtocol, resolved: Path) ex
   override def requireAtomicCreate(path: String): Unit = inner.requireAtomicCreate(path)
   override def create(path: String, target: Path): FileSink = inner.create(path, resolved)
   override def putIfAbsent(path: String, target: Path, bytes: Array[Byte]): PutResult = inner.putIfAbsent(path, resolved, bytes)
+  override def replace(path: String, target: Path, bytes: Array[Byte]): Unit = inner.replace(path, resolved, bytes)
 }
 
 /** Streams a new file straight to its name, closing it to publish; no atomic create-if-absent. */
@@ -96,6 +100,8 @@ private[hadoop] final class PlainWrites(fs: FileSystem, scheme: String, why: Str
 
   override def putIfAbsent(path: String, target: Path, bytes: Array[Byte]): PutResult =
     throw Errors.noAtomicCommit(path, scheme, why)
+
+  override def replace(path: String, target: Path, bytes: Array[Byte]): Unit = throw Errors.noAtomicCommit(path, scheme, why)
 }
 
 /**

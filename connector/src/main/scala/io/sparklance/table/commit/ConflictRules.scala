@@ -158,7 +158,10 @@ object ConflictRules {
   /** A rewrite moved rows an index being created covers, or the index does not say what it covers. */
   private def indexOverRewrite(indices: CreateIndex, rewrite: Rewrite): Verdict = {
     val old = rewrite.groups.flatMap(_.oldFragmentIds).toSet
-    if (indices.newIndices.exists(_.fragments.isEmpty)) Retryable("an index being created does not record the fragments it covers")
+    val remapped = rewrite.rewrittenIndices.map(_.oldId).toSet
+    // Lance (conflict_resolver.rs): an index the rewrite remapped that the other side replaces or drops.
+    if (indices.removedIndices.exists(i => remapped(i.uuid))) Retryable("the compaction remapped an index that was replaced or dropped")
+    else if (indices.newIndices.exists(_.fragments.isEmpty)) Retryable("an index being created does not record the fragments it covers")
     else if (indices.newIndices.exists(i => old.exists(id => i.fragments.get.contains(id.toInt))))
       Retryable("the rewrite moved rows the index covers")
     else Compatible

@@ -4,7 +4,7 @@ import java.time.Instant
 
 import io.sparklance.format.FileVersion
 import io.sparklance.table.{BasePath, BasePaths, FeatureFlags, Fragment, Manifest, RowIdSource, WriterVersion}
-import io.sparklance.table.commit.Operation.{Append, Clone, CreateIndex, Delete, Merge, Overwrite, Project, Restore, Rewrite, Update, UpdateBases, UpdateConfig}
+import io.sparklance.table.commit.Operation.{Append, Clone, CreateIndex, Delete, Merge, Overwrite, Project, ReserveFragments, Restore, Rewrite, Update, UpdateBases, UpdateConfig}
 import io.sparklance.table.proto.{ManifestCodec, ManifestMessage, RowIdCodec}
 import io.sparklance.util.Errors
 
@@ -118,6 +118,11 @@ object NextManifest {
         old.copy(maxFragmentId = Seq(old.maxFragmentId, b.maxFragmentId).flatten.maxOption)
       }
       case UpdateBases(added) => changed("an UpdateBases")(b => b.copy(basePaths = b.basePaths ++ numberedBases(b, added)))
+      case ReserveFragments(n) =>
+        // Fragment ids taken for a compaction that names them in index files before it commits:
+        // only the high-water mark moves (transaction.rs, ReserveFragments).
+        val b = base.getOrElse(throw new IllegalStateException("a ReserveFragments needs an existing table"))
+        finish(b, version, Some(firstFreeId(b) + n - 1), ctx, b.stableRowIds)
       case r: Rewrite => changed("a Rewrite")(b => RewriteManifest(b, r, placeNew(b, _, version, where)._1))
       case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
     }
@@ -128,9 +133,12 @@ object NextManifest {
    * row ids on tables with stable row ids; their data files must have the table's file format
    * (Rust: io/commit.rs, check_storage_version).
    */
+  /** The first fragment id never used by `b` or the versions before it. */
+  def firstFreeId(b: Manifest): Long =
+    b.maxFragmentId.map(_ + 1).getOrElse(if (b.fragments.isEmpty) 0L else b.fragments.map(_.id).max + 1)
+
   private def placeNew(b: Manifest, fragments: IndexedSeq[Fragment], version: Long, where: String): (IndexedSeq[Fragment], Option[Long]) = {
-    val firstId = b.maxFragmentId.map(_ + 1).getOrElse(if (b.fragments.isEmpty) 0L else b.fragments.map(_.id).max + 1)
-    val placed = place(fragments, firstId, if (b.stableRowIds) Some(b.nextRowId) else None, version)
+    val placed = place(fragments, firstFreeId(b), if (b.stableRowIds) Some(b.nextRowId) else None, version)
     for (ours <- dataFileVersion(placed._1, where); theirs <- b.fileVersion(where) if ours != theirs)
       throw Errors.invalidArgument(s"$where: the table stores file format $theirs but the new data files are $ours; write them in $theirs")
     placed

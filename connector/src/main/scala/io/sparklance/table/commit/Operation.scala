@@ -55,7 +55,16 @@ object Operation {
    * Compaction: each group's old fragments (as the writer read them) replaced by new ones, whose
    * ids are assigned at commit (0) or reserved before (pylance reserves them).
    */
-  final case class Rewrite(groups: IndexedSeq[RewriteGroup]) extends Operation
+  final case class Rewrite(groups: IndexedSeq[RewriteGroup], rewrittenIndices: IndexedSeq[RewrittenIndex] = IndexedSeq.empty) extends Operation
+
+  /**
+   * An index the compaction rewrote with its rows' new addresses (tables without stable row
+   * ids): the index `oldId` of the version read is replaced by `newId`, the same index (name,
+   * fields, dataset version) with new files, `details` (the details message's value) and
+   * `indexVersion`, covering the rewritten groups' new fragments (transaction.proto, RewrittenIndex).
+   */
+  final case class RewrittenIndex(oldId: String, newId: String, kind: String, details: scala.collection.immutable.ArraySeq[Byte],
+      indexVersion: Int, fileSizes: Map[String, Long])
   final case class RewriteGroup(oldFragments: IndexedSeq[Fragment], newFragments: IndexedSeq[Fragment]) {
     def oldFragmentIds: IndexedSeq[Long] = oldFragments.map(_.id)
     def newFragmentIds: IndexedSeq[Long] = newFragments.map(_.id)

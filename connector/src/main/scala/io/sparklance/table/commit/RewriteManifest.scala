@@ -2,6 +2,7 @@ package io.sparklance.table.commit
 
 import io.sparklance.table.{BitmapIndex, Fragment, IndexMetadata, Manifest}
 import io.sparklance.table.commit.Operation.Rewrite
+import io.sparklance.table.maintenance.IndexRemap
 import io.sparklance.table.proto.ManifestCodec
 
 // Spec: lance-format/lance rust/lance/src/dataset/transaction.rs (build_manifest for Rewrite:
@@ -37,7 +38,23 @@ private[commit] object RewriteManifest {
     val gone = rewrite.groups.flatMap(_.oldFragmentIds).toSet
     val fragments = (base.fragments.filterNot(f => gone(f.id)) ++ placed).sortBy(_.id)
     val stable = base.stableRowIds
-    ManifestCodec.withCoverage(base.copy(fragments = fragments), base.indices.map(covering(_, groups, stable)))
+    val rewritten = rewrite.rewrittenIndices.map(r => r.oldId -> r).toMap
+    rewritten.keys.find(id => !base.indices.exists(_.uuid == id)).foreach { id =>
+      throw new IllegalStateException(s"version ${base.version} no longer has index $id, which the compaction remapped")
+    }
+    val kept = ManifestCodec.withCoverage(base.copy(fragments = fragments),
+      base.indices.map(i => if (rewritten.contains(i.uuid)) i else covering(i, groups, stable)))
+    // A remapped index: the old one's name, fields and dataset version, the new files, covering
+    // the new fragments in place of the old ones (transaction.rs, handle_rewrite_indices).
+    val remapped = base.indices.flatMap(i => rewritten.get(i.uuid).map { r =>
+      val bitmap = i.fragments.map(_.clone())
+      bitmap.foreach(b => groups.foreach { case (old, added) =>
+        if (old.exists(id => b.contains(id.toInt))) { old.foreach(id => b.remove(id.toInt)); added.foreach(f => b.add(f.id.toInt)) }
+      })
+      i.copy(uuid = r.newId, fragments = bitmap, kind = r.kind, baseId = None, fileSizes = r.fileSizes, details = r.details,
+        indexVersion = Some(r.indexVersion))
+    })
+    ManifestCodec.replaceIndices(kept, rewritten.keySet, remapped)
   }
 
   /**
@@ -48,8 +65,9 @@ private[commit] object RewriteManifest {
    * rewrite moves: pylance remaps its BTREE into new index files and drops the rewritten
    * fragments from a ZONEMAP; here the group's old fragments leave such an index and the new ones
    * are scanned, which gives the same rows (checked with pylance) until the index is optimized.
-   * A group partly covered cannot be, as Rust refuses it; on tables without stable row ids the
-   * planner never rewrites covered fragments (Lance remaps them; this writer holds them back).
+   * A group partly covered cannot be, as Rust refuses it. On tables without stable row ids the
+   * BTREE and BITMAP indices over a rewritten group come remapped ([[Rewrite.rewrittenIndices]]);
+   * a ZONEMAP (Lance does not remap it) stops covering the old fragments, as on stable tables.
    */
   private def covering(index: IndexMetadata, groups: IndexedSeq[(IndexedSeq[Long], IndexedSeq[Fragment])], stable: Boolean): IndexMetadata =
     index.fragments.fold(index) { bitmap0 =>
@@ -59,7 +77,8 @@ private[commit] object RewriteManifest {
         if (in > 0) {
           if (in != old.length)
             throw new IllegalStateException(s"a compaction group mixes fragments index '${index.name}' covers and fragments it does not")
-          if (!stable) throw new IllegalStateException(s"a compaction rewrote fragments index '${index.name}' covers on a table without stable row ids")
+          if (!stable && IndexRemap.Remapped(index.kind))
+            throw new IllegalStateException(s"a compaction rewrote fragments index '${index.name}' covers without remapping it")
           old.foreach(id => bitmap.remove(id.toInt))
           if (index.kind == BitmapIndex.Kind) added.foreach(f => bitmap.add(f.id.toInt))
         }

@@ -10,7 +10,7 @@ import scala.util.control.NonFatal
 import io.sparklance.format.FileVersion
 import io.sparklance.storage.{ObjectStore, Paths, PutResult}
 import io.sparklance.table.{Manifest, ManifestFile, ManifestNaming, Snapshot}
-import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Merge, Overwrite, Project, Restore, Rewrite, Update, UpdateBases, UpdateConfig}
+import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Merge, Overwrite, Project, ReserveFragments, Restore, Rewrite, Update, UpdateBases, UpdateConfig}
 import io.sparklance.table.proto.TransactionCodec
 import io.sparklance.util.{Bytes, Errors, NotFoundException, NothingWrittenException}
 
@@ -41,7 +41,8 @@ final class TableCommitter(store: ObjectStore, root: String, options: CommitOpti
     store.requireAtomicCreate(table)
     request.operation match {
       case _: Append | _: Overwrite => ()
-      case _: CreateIndex | _: Delete | _: Update | _: Merge | _: Project | _: UpdateConfig | _: Rewrite | _: Restore | _: UpdateBases
+      case _: CreateIndex | _: Delete | _: Update | _: Merge | _: Project | _: UpdateConfig | _: Rewrite | _: Restore | _: UpdateBases |
+          _: ReserveFragments
           if request.readVersion.isDefined => ()
       case other => throw new IllegalStateException(s"committing a ${other.name} is not supported yet")
     }

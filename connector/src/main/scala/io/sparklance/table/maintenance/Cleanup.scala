@@ -2,9 +2,11 @@ package io.sparklance.table.maintenance
 
 import java.time.{Duration, Instant}
 
+import scala.util.control.NonFatal
+
 import io.sparklance.storage.{FileEntry, ObjectStore, Paths}
 import io.sparklance.table.{Manifest, ManifestFile, ManifestNaming, Refs, Snapshot}
-import io.sparklance.util.{Bytes, Errors, NotFoundException}
+import io.sparklance.util.{Bytes, Errors, Lookahead, NotFoundException}
 
 // Spec: lance-format/lance rust/lance/src/dataset/cleanup.rs (what is kept, how unreferenced
 // files are found, the age rule for files no manifest names) and docs/src/format/table/
@@ -31,6 +33,33 @@ final case class CleanupFile(path: String, kind: String, bytes: Long)
 final case class CleanupResult(versionsRemoved: Long, filesRemoved: Long, bytesRemoved: Long, dryRun: Boolean, files: Seq[CleanupFile])
 
 /**
+ * What a cleanup will remove, decided on one listing of each folder and one read of each
+ * manifest (`foldersListed`, `manifestsRead`, `bytesRead` count those calls): the manifests of
+ * the removed versions (oldest first), then every other file. The manifests must all be gone
+ * before any of `files` is removed ([[Cleanup.execute]]).
+ */
+final case class CleanupPlan(root: String, versionsRemoved: Long, manifests: Seq[CleanupFile], files: Seq[CleanupFile],
+    foldersListed: Int, manifestsRead: Int, bytesRead: Long) {
+  def all: Seq[CleanupFile] = manifests ++ files
+  def bytes: Long = all.map(_.bytes).sum
+  def dryRunResult: CleanupResult = CleanupResult(versionsRemoved, all.length, bytes, dryRun = true, all)
+}
+
+/**
+ * The outcome of deleting some files: how many went (or were already gone), their bytes, and how
+ * many failed, with the first [[Deletions.Kept]] failures (path, reason) to report.
+ */
+final case class Deletions(removed: Long, bytes: Long, alreadyGone: Long, failed: Long, firstFailures: Seq[(String, String)]) {
+  def +(o: Deletions): Deletions = Deletions(removed + o.removed, bytes + o.bytes, alreadyGone + o.alreadyGone,
+    failed + o.failed, (firstFailures ++ o.firstFailures).take(Deletions.Kept))
+}
+
+object Deletions {
+  val Kept = 10
+  val Empty: Deletions = Deletions(0L, 0L, 0L, 0L, Nil)
+}
+
+/**
  * Removes old versions of a table and the files no kept version names, as Lance's
  * `cleanup_old_versions` does:
  *  - kept: the latest version, versions the policy does not select, every version a tag of this
@@ -41,8 +70,8 @@ final case class CleanupResult(versionsRemoved: Long, filesRemoved: Long, bytesR
  *  - a file a removed version names (and no kept one) is removed; a file no manifest names (left
  *    by a failed or killed write, or by a write still in progress) only when older than the
  *    retention floor, or with `deleteUnverified`;
- *  - manifests go first, oldest first, then the files: killed at any point, every remaining
- *    version still reads whole.
+ *  - manifests go first, then the files: killed at any point, every remaining version still
+ *    reads whole ([[execute]]).
  * Only the table's own folders are listed: files under other base paths (multi-base tables,
  * the source of a shallow clone) are never removed, as in Lance.
  */
@@ -51,17 +80,81 @@ object Cleanup {
   /** Below this age nothing is removed without an explicit override (Lance's and Delta's default). */
   val RetentionFloor: Duration = Duration.ofDays(7)
 
-  /** Cleans the main line of the table at `main`, or `branch`; `log` gets progress lines. */
+  /**
+   * Cleans the main line of the table at `main`, or `branch`, on this machine alone (auto
+   * cleanup after a commit; the `cleanup` procedure runs the same plan as Spark jobs);
+   * `log` gets progress lines.
+   */
   def run(store: ObjectStore, main: String, branch: Option[String], policy: CleanupPolicy, dryRun: Boolean,
       log: String => Unit = _ => ()): CleanupResult = {
+    val p = plan(store, main, branch, policy, log)
+    if (dryRun) p.dryRunResult
+    else execute(p, (_, files) => delete(store, files), log)
+  }
+
+  /**
+   * Runs `p`: its manifests first, then, once every one of them is gone, its other files, each
+   * batch through `deleteAll(what, files)` (on this machine, or spread over executors), which
+   * attempts every file it is given. Files only go after the manifests that name them (killed at any point,
+   * every version still listed reads whole); so when a manifest could not be deleted, its
+   * version is still there and none of the other files is touched. Failures are reported once
+   * everything else was attempted: an error naming how many failed and the first of them.
+   */
+  def execute(p: CleanupPlan, deleteAll: (String, Seq[CleanupFile]) => Deletions, log: String => Unit = _ => ()): CleanupResult = {
+    def timed(what: String, files: Seq[CleanupFile]): Deletions = {
+      val started = System.nanoTime()
+      val d = if (files.isEmpty) Deletions.Empty else deleteAll(what, files)
+      log(s"deleted ${d.removed} of ${files.length} $what (${d.bytes} bytes, ${d.alreadyGone} already gone, " +
+        s"${d.failed} failed) in ${(System.nanoTime() - started) / 1000000} ms")
+      d
+    }
+    val manifests = timed("manifests of removed versions", p.manifests)
+    val done =
+      if (manifests.failed > 0) {
+        log(s"${manifests.failed} manifests could not be deleted: their versions remain, so no other file is deleted")
+        manifests
+      } else manifests + timed("files", p.files)
+    if (done.failed > 0)
+      throw Errors.cleanupIncomplete(p.root, done.failed, done.firstFailures, done.removed, p.all.length, skipped = manifests.failed > 0)
+    CleanupResult(p.versionsRemoved, done.removed, done.bytes, dryRun = false, Nil)
+  }
+
+  /** Deletes `files` one by one, attempting each: a file already gone is no failure. */
+  def delete(store: ObjectStore, files: Seq[CleanupFile]): Deletions =
+    files.foldLeft(Deletions.Empty) { (acc, f) =>
+      try {
+        if (store.delete(f.path)) acc.copy(removed = acc.removed + 1, bytes = acc.bytes + f.bytes)
+        else acc.copy(removed = acc.removed + 1, alreadyGone = acc.alreadyGone + 1)
+      } catch {
+        case NonFatal(e) => acc + Deletions(0L, 0L, 0L, 1L, Seq(f.path -> String.valueOf(e.getMessage)))
+      }
+    }
+
+  /** What a cleanup of the main line at `main`, or of `branch`, removes; `log` gets progress lines. */
+  def plan(store: ObjectStore, main: String, branch: Option[String], policy: CleanupPolicy,
+      log: String => Unit = _ => ()): CleanupPlan = {
+    val started = System.nanoTime()
+    var listings = 0
+    var manifestsRead = 0
+    var bytesRead = 0L
+    def list(dir: String, recursive: Boolean = false): Seq[FileEntry] = {
+      listings += 1
+      if (recursive) store.listRecursive(dir) else store.list(dir)
+    }
+    def readManifest(e: FileEntry): Option[Manifest] = {
+      manifestsRead += 1
+      bytesRead += e.size
+      read(store, e)
+    }
     val mainRoot = Paths.stripTrailingSlash(main)
     val root = branch.fold(mainRoot)(b => Refs.branchRoot(mainRoot, b))
     val versionsDir = Paths.join(root, Snapshot.VersionsDir)
-    val versionListing = store.list(versionsDir)
+    val versionListing = list(versionsDir)
     val manifests = versionListing.flatMap(e => ManifestNaming.parse(e.name).map { case (v, _) => (v, e) }).sortBy(_._1)
     if (manifests.isEmpty) throw Errors.notADataset(root, "its _versions/ folder holds no *.manifest files")
     val latest = manifests.last._1
 
+    listings += 2 // the tags' and the branches' folders
     val tagged = Refs.tags(store, mainRoot).map(Refs.tag(store, mainRoot, _)).filter(_.branch == branch)
     val branchOrigins = branchOriginVersions(store, mainRoot, branch)
     val retainBefore = policy.retainVersions.map { n =>
@@ -78,14 +171,19 @@ object Cleanup {
     val removed = Seq.newBuilder[(Long, FileEntry)]
     val taggedOld = Seq.newBuilder[Long]
     log(s"reading ${manifests.length} versions of $root")
-    manifests.foreach { case (v, entry) =>
-      read(store, entry).foreach { m =>
+    // Read and decoded a few at a time ahead of the loop (decoding is most of a long history's planning).
+    manifestsRead += manifests.length
+    bytesRead += manifests.map(_._2.size).sum
+    val reads = new Lookahead[(Long, FileEntry), Option[Manifest]](manifests.toIndexedSeq, threads = 4, ahead = 32,
+      "lance-cleanup-read")(e => read(store, e._2))
+    try manifests.foreach { case (v, entry) =>
+      reads.next().foreach { m =>
         val isTagged = tagged.exists(_.version == v)
         if (isTagged && selected(m)) taggedOld += v
         if (selected(m) && !isTagged && !branchOrigins.contains(v)) { verified.add(m); removed += ((v, entry)) }
         else kept.add(m)
       }
-    }
+    } finally reads.close()
     val tagErrors = taggedOld.result()
     if (policy.errorIfTaggedOldVersions && tagErrors.nonEmpty)
       throw Errors.invalidArgument(s"cleanup of $root: tagged versions ${tagErrors.mkString(", ")} (tags " +
@@ -97,8 +195,8 @@ object Cleanup {
       if (!manifests.exists(_._1 == v)) {
         val bRoot = Refs.branchRoot(mainRoot, b)
         log(s"branch $b was created from version $v, which is gone; reading its versions")
-        store.list(Paths.join(bRoot, Snapshot.VersionsDir)).filter(e => ManifestNaming.parse(e.name).isDefined)
-          .foreach(e => read(store, e).foreach(kept.add))
+        list(Paths.join(bRoot, Snapshot.VersionsDir)).filter(e => ManifestNaming.parse(e.name).isDefined)
+          .foreach(e => readManifest(e).foreach(kept.add))
       }
     }
 
@@ -111,13 +209,11 @@ object Cleanup {
 
     val removedVersions = removed.result()
     val files = Seq.newBuilder[CleanupFile]
-    removedVersions.foreach { case (_, e) => files += CleanupFile(e.path, "manifest", e.size) }
     versionListing.filter(e => isTemporary(e.name) && unverifiedMayGo(e)).foreach(e => files += CleanupFile(e.path, "temporary", e.size))
 
     def listed(folder: String, recursive: Boolean): Seq[(FileEntry, String)] = {
       val dir = Paths.join(root, folder)
-      val entries = if (recursive) store.listRecursive(dir) else store.list(dir)
-      entries.map(e => (e, relative(dir, e.path)))
+      list(dir, recursive).map(e => (e, relative(dir, e.path)))
     }
     listed("_transactions", recursive = false).foreach { case (e, rel) =>
       if (e.name.endsWith(".txn")) decide(e, kept.transactions(rel), verified.transactions(rel), "transaction").foreach(files += _)
@@ -137,12 +233,11 @@ object Cleanup {
       if (rel.contains('/')) decide(e, kept.indices(uuid), verified.indices(uuid), "index").foreach(files += _)
     }
 
-    val all = files.result()
-    log(s"${if (dryRun) "would remove" else "removing"} ${removedVersions.length} versions and ${all.length} files " +
-      s"(${all.map(_.bytes).sum} bytes) of $root")
-    // Manifests first (oldest first, as listed), then the files only removed versions named.
-    if (!dryRun) all.foreach(f => store.delete(f.path))
-    CleanupResult(removedVersions.length, all.length, all.map(_.bytes).sum, dryRun, all)
+    val p = CleanupPlan(root, removedVersions.length, removedVersions.map { case (_, e) => CleanupFile(e.path, "manifest", e.size) },
+      files.result(), listings, manifestsRead, bytesRead)
+    log(s"planned: ${p.versionsRemoved} versions and ${p.all.length} files (${p.bytes} bytes) of $root to remove; " +
+      s"listed $listings folders, read $manifestsRead manifests ($bytesRead bytes) in ${(System.nanoTime() - started) / 1000000} ms")
+    p
   }
 
   /** Temporary names: ours (`.<name>.<uuid>.tmp`) and Lance's (`.tmp…`): files a killed writer left. */

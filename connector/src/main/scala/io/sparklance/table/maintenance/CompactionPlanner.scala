@@ -2,7 +2,7 @@ package io.sparklance.table.maintenance
 
 import scala.collection.mutable.ArrayBuffer
 
-import io.sparklance.table.{Fragment, IndexLookup, Manifest}
+import io.sparklance.table.{Fragment, IndexLookup, Manifest, ZoneMapIndex}
 import io.sparklance.util.Errors
 
 // Spec: lance-format/lance rust/lance/src/dataset/optimize.rs (CompactionOptions,
@@ -38,7 +38,8 @@ final case class CompactionTask(fragments: IndexedSeq[Fragment]) {
 
 /**
  * The plan made on `readVersion`. `heldBack`: fragments left alone because an index covers them
- * that this writer cannot remap (tables without stable row ids).
+ * that this writer cannot remap (tables without stable row ids; kinds other than BTREE, BITMAP
+ * and ZONEMAP).
  */
 final case class CompactionPlan(readVersion: Long, tasks: IndexedSeq[CompactionTask], heldBack: IndexedSeq[Long])
 
@@ -69,10 +70,12 @@ object CompactionPlanner {
       throw Errors.unsupported("compacting a table with blob columns", s"version ${m.version}")
     val indices = m.indices.filter(_.name != "__lance_mem_wal")
     def coveredBy(f: Fragment): Set[String] = indices.filter(_.fragments.exists(_.contains(f.id.toInt))).map(_.uuid).toSet
-    // Without stable row ids an index names row addresses, which a rewrite moves: Lance remaps
-    // the index files; this writer does not, so such fragments stay as they are (Lance holds
-    // back the fragments of indices it cannot remap the same way).
-    val heldBack = if (m.stableRowIds) IndexedSeq.empty else m.fragments.filter(coveredBy(_).nonEmpty).map(_.id)
+    // Without stable row ids an index names row addresses, which a rewrite moves: BTREE and
+    // BITMAP indices are remapped ([[IndexRemap]]) and a ZONEMAP stops covering the rewritten
+    // fragments, as Lance does; the fragments other kinds cover (which Lance remaps and this
+    // writer cannot) stay as they are.
+    val unmappable = indices.filterNot(i => IndexRemap.Remapped(i.kind) || i.kind == ZoneMapIndex.Kind).map(_.uuid).toSet
+    val heldBack = if (m.stableRowIds) IndexedSeq.empty else m.fragments.filter(coveredBy(_).exists(unmappable)).map(_.id)
     val bins = ArrayBuffer.empty[Bin]
     var current: Option[Bin] = None
     def flush(): Unit = { current.foreach(bins += _); current = None }

@@ -12,7 +12,7 @@ import io.sparklance.table.{DeletionVector, Fragment, FragmentScanner, RowIdSour
 import io.sparklance.table.commit.RowVersionStamps
 import io.sparklance.table.proto.{RowIdCodec, RowVersionCodec}
 import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
-import io.sparklance.util.Errors
+import io.sparklance.util.{Errors, Lookahead}
 
 // Spec: lance-format/lance rust/lance/src/dataset/optimize.rs (rewrite_files,
 // recalc_versions_for_rewritten_fragments, rechunk of row id sequences) and the notes on what
@@ -39,8 +39,12 @@ object FragmentRewriter {
     val done = ArrayBuffer.empty[Fragment]
     var writer: FragmentWriter = null
     var room = 0L
-    val opened = new Prefetch(scans.map(scan => () => Prefetch.batches(new FragmentScanner(store, scan, schema.fields, batchRows, allocator),
-      eager = scan.numRows <= batchRows)))
+    // Each fragment's file footers and deletion file, and the rows of fragments of one batch, are
+    // read on a few threads ahead of this one: a group of many small fragments spends most of its
+    // time there, one fragment after the other.
+    val opened = new Lookahead[ScanTask, Batches](scans, threads = 4, ahead = 16, "lance-compaction-open")(
+      scan => Batches.of(new FragmentScanner(store, scan, schema.fields, batchRows, allocator), eager = scan.numRows <= batchRows),
+      _.close())
     try {
       opened.foreach { batches =>
         try batches.foreach { batch =>
@@ -152,12 +156,12 @@ object FragmentRewriter {
   /** A fragment's batches, read as they are consumed or already read; closing releases those not consumed. */
   private type Batches = Iterator[VectorSchemaRoot] with AutoCloseable
 
-  private object Prefetch {
+  private object Batches {
     /**
      * The batches of `scanner`; when `eager`, all of them read now (and the scanner closed), so
      * that a fragment of one batch is decoded on the thread that opened it, not by the consumer.
      */
-    def batches(scanner: FragmentScanner, eager: Boolean): Batches =
+    def of(scanner: FragmentScanner, eager: Boolean): Batches =
       if (!eager) scanner
       else {
         val read = scala.collection.mutable.Queue.empty[VectorSchemaRoot]
@@ -170,47 +174,5 @@ object FragmentRewriter {
           override def close(): Unit = { read.foreach(_.close()); read.clear() }
         }
       }
-  }
-
-  /**
-   * Opens the fragments `open` reads (each fragment's file footers and deletion file, and the
-   * rows of fragments of one batch) on a few threads ahead of the one consuming them in order: a
-   * group of many small fragments spends most of its time there, one fragment after the other.
-   */
-  private final class Prefetch(open: IndexedSeq[() => Batches]) extends Iterator[Batches] with AutoCloseable {
-    private val Ahead = 16
-    private val pool = java.util.concurrent.Executors.newFixedThreadPool(math.max(1, math.min(4, open.length)), { (r: Runnable) =>
-      val t = new Thread(r, "lance-compaction-open")
-      t.setDaemon(true)
-      t
-    })
-    private val pending = scala.collection.mutable.Queue.empty[java.util.concurrent.Future[Batches]]
-    private var submitted = 0
-    private def fill(): Unit = while (pending.length < Ahead && submitted < open.length) {
-      val f = open(submitted)
-      pending.enqueue(pool.submit(() => f()))
-      submitted += 1
-    }
-    fill()
-
-    override def hasNext: Boolean = {
-      val more = pending.nonEmpty
-      if (!more) pool.shutdown()
-      more
-    }
-
-    override def next(): Batches = {
-      val head = pending.dequeue()
-      fill()
-      try head.get()
-      catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
-    }
-
-    /** Closes the fragments opened but not consumed (after a failure). */
-    override def close(): Unit = {
-      pool.shutdownNow()
-      pending.foreach(f => try f.get().close() catch { case _: Throwable => () })
-      pending.clear()
-    }
   }
 }

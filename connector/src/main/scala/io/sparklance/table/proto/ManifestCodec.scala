@@ -63,13 +63,7 @@ object ManifestCodec {
   }
 
   private[proto] def indexMetadata(i: TableProtos.IndexMetadata, where: String): IndexMetadata = {
-    val uuidBytes = i.getUuid.getUuid.toByteArray
-    val uuid =
-      if (uuidBytes.length != 16) throw Errors.corrupt(where, s"index '${i.getName}' has a ${uuidBytes.length}-byte UUID")
-      else {
-        val bb = java.nio.ByteBuffer.wrap(uuidBytes)
-        new java.util.UUID(bb.getLong, bb.getLong).toString
-      }
+    val uuid = uuidOf(i.getUuid, s"index '${i.getName}'", where)
     val bitmap = i.getFragmentBitmap.toByteArray
     val fragments =
       if (bitmap.isEmpty) None
@@ -93,22 +87,38 @@ object ManifestCodec {
    * for the others (lance-format-facts §12); files in name order.
    */
   private[proto] def buildIndex(i: IndexMetadata): TableProtos.IndexMetadata = {
-    val id = java.util.UUID.fromString(i.uuid)
-    val uuid = java.nio.ByteBuffer.allocate(16).putLong(id.getMostSignificantBits).putLong(id.getLeastSignificantBits).array()
     val b = TableProtos.IndexMetadata.newBuilder()
-      .setUuid(TableProtos.UUID.newBuilder().setUuid(ByteString.copyFrom(uuid)))
+      .setUuid(uuidMessage(i.uuid))
       .addAllFields(i.fields.map(Int.box).asJava)
       .setName(i.name)
       .setDatasetVersion(i.datasetVersion)
     i.fragments.foreach(f => b.setFragmentBitmap(bitmapBytes(f)))
-    val pkg = if (TableDetailsKinds(i.kind)) "lance.table" else "lance.index.pb"
-    b.setIndexDetails(com.google.protobuf.Any.newBuilder().setTypeUrl(s"/$pkg.${i.kind}")
-      .setValue(ByteString.copyFrom(i.details.toArray)))
+    b.setIndexDetails(detailsMessage(i.kind, i.details))
     i.indexVersion.foreach(b.setIndexVersion)
     i.createdAt.foreach(b.setCreatedAt)
     i.baseId.foreach(b.setBaseId)
     i.fileSizes.toSeq.sortBy(_._1).foreach { case (path, size) => b.addFiles(TableProtos.IndexFile.newBuilder().setPath(path).setSizeBytes(size)) }
     b.build()
+  }
+
+  /** An index id as the 16 bytes of a UUID message. */
+  private[proto] def uuidMessage(uuid: String): TableProtos.UUID = {
+    val id = java.util.UUID.fromString(uuid)
+    val bytes = java.nio.ByteBuffer.allocate(16).putLong(id.getMostSignificantBits).putLong(id.getLeastSignificantBits).array()
+    TableProtos.UUID.newBuilder().setUuid(ByteString.copyFrom(bytes)).build()
+  }
+
+  private[proto] def uuidOf(u: TableProtos.UUID, what: String, where: String): String = {
+    val bytes = u.getUuid.toByteArray
+    if (bytes.length != 16) throw Errors.corrupt(where, s"$what has a ${bytes.length}-byte UUID")
+    val bb = java.nio.ByteBuffer.wrap(bytes)
+    new java.util.UUID(bb.getLong, bb.getLong).toString
+  }
+
+  /** An index's details: its kind's type URL and the message's value. */
+  private[proto] def detailsMessage(kind: String, details: Seq[Byte]): com.google.protobuf.Any = {
+    val pkg = if (TableDetailsKinds(kind)) "lance.table" else "lance.index.pb"
+    com.google.protobuf.Any.newBuilder().setTypeUrl(s"/$pkg.$kind").setValue(ByteString.copyFrom(details.toArray)).build()
   }
 
   private val TableDetailsKinds = Set("BTreeIndexDetails", "BitmapIndexDetails", "LabelListIndexDetails", "NGramIndexDetails",

@@ -30,6 +30,18 @@ object TransactionCodec {
   private def fragments(fs: java.util.List[TableProtos.DataFragment], where: String) =
     fs.asScala.map(ManifestCodec.fragment(_, where)).toIndexedSeq
 
+  private def rewrittenIndex(r: Pb.Rewrite.RewrittenIndex, where: String): RewrittenIndex =
+    RewrittenIndex(ManifestCodec.uuidOf(r.getOldId, "a rewritten index", where), ManifestCodec.uuidOf(r.getNewId, "a rewritten index", where),
+      r.getNewIndexDetails.getTypeUrl.split('.').last, scala.collection.immutable.ArraySeq.unsafeWrapArray(r.getNewIndexDetails.getValue.toByteArray),
+      r.getNewIndexVersion, r.getNewIndexFilesList.asScala.iterator.filter(_.getSizeBytes > 0).map(f => f.getPath -> f.getSizeBytes).toMap)
+
+  private def encodeRewrittenIndex(r: RewrittenIndex): Pb.Rewrite.RewrittenIndex = {
+    val b = Pb.Rewrite.RewrittenIndex.newBuilder().setOldId(ManifestCodec.uuidMessage(r.oldId)).setNewId(ManifestCodec.uuidMessage(r.newId))
+      .setNewIndexDetails(ManifestCodec.detailsMessage(r.kind, r.details)).setNewIndexVersion(r.indexVersion)
+    r.fileSizes.toSeq.sortBy(_._1).foreach { case (path, size) => b.addNewIndexFiles(TableProtos.IndexFile.newBuilder().setPath(path).setSizeBytes(size)) }
+    b.build()
+  }
+
   private def ids(xs: java.util.List[java.lang.Long]) = xs.asScala.map(_.longValue).toIndexedSeq
 
   private def shards(ss: java.util.List[TableProtos.CompactedSsTable]) =
@@ -85,7 +97,8 @@ object TransactionCodec {
         if (r.getGroupsCount > 0) r.getGroupsList.asScala.map(g => (g.getOldFragmentsList, g.getNewFragmentsList)).toIndexedSeq
         else if (r.getOldFragmentsCount > 0 || r.getNewFragmentsCount > 0) IndexedSeq((r.getOldFragmentsList, r.getNewFragmentsList))
         else IndexedSeq.empty
-      Rewrite(groups.map { case (o, n) => RewriteGroup(fragments(o, where), fragments(n, where)) })
+      Rewrite(groups.map { case (o, n) => RewriteGroup(fragments(o, where), fragments(n, where)) },
+        r.getRewrittenIndicesList.asScala.map(rewrittenIndex(_, where)).toIndexedSeq)
     case Pb.OperationCase.MERGE =>
       val m = t.getMerge
       Merge(fragments(m.getFragmentsList, where), FileMetadataCodec.schema(m.getSchemaList.asScala.toSeq, m.getSchemaMetadataMap, where),
@@ -221,13 +234,13 @@ object TransactionCodec {
           cb.setConfigUpdates(ub)
         }
         b.setUpdateConfig(cb)
-      case Rewrite(groups) if raw.isEmpty =>
+      case Rewrite(groups, rewritten) if raw.isEmpty =>
         // Groups only (field 3), as Rust writes them; the flat form (1, 2) is for old readers.
         b.setRewrite(Pb.Rewrite.newBuilder().addAllGroups(groups.map { g =>
           Pb.Rewrite.RewriteGroup.newBuilder()
             .addAllOldFragments(g.oldFragments.map(ManifestCodec.encodeFragment(_, None)).asJava)
             .addAllNewFragments(g.newFragments.map(ManifestCodec.encodeFragment(_, None)).asJava).build()
-        }.asJava))
+        }.asJava).addAllRewrittenIndices(rewritten.map(encodeRewrittenIndex).asJava))
       case CreateIndex(added, removed) if raw.isEmpty =>
         b.setCreateIndex(Pb.CreateIndex.newBuilder()
           .addAllNewIndices(added.map(ManifestCodec.buildIndex).asJava)
@@ -237,6 +250,7 @@ object TransactionCodec {
         c.refName.foreach(cb.setRefName)
         c.branch.foreach(cb.setBranchName)
         b.setClone(cb)
+      case ReserveFragments(n) if raw.isEmpty => b.setReserveFragments(Pb.ReserveFragments.newBuilder().setNumFragments(n))
       case Restore(version) if raw.isEmpty => b.setRestore(Pb.Restore.newBuilder().setVersion(version))
       case UpdateBases(bases) if raw.isEmpty =>
         b.setUpdateBases(Pb.UpdateBases.newBuilder().addAllNewBases(bases.map { p =>

@@ -10,7 +10,7 @@ import org.apache.spark.sql.Row
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.table.maintenance.{Cleanup, CleanupPolicy}
-import io.sparklance.testutil.{CatalogTables, CountingStore, PylanceScript}
+import io.sparklance.testutil.{CatalogTables, CountingStore, ForwardingStore, PylanceScript}
 
 /**
  * `CALL system.cleanup` judged by pylance: every kept version and tag reads the same rows
@@ -150,6 +150,10 @@ class CleanupSuite extends AnyFunSuite with CatalogTables {
     // _versions, _refs/tags, _refs/branches, _transactions, data, _deletions, _indices
     assert(store.listings == 7, store.listings)
     assert(store.bytesRead(".manifest") == new File(s"$t/_versions").listFiles().filter(_.getName.endsWith(".manifest")).map(_.length).sum)
+    // The plan's own counts (what the procedure logs and the benchmark reports) are those calls.
+    store.reset()
+    val plan = Cleanup.plan(store, t, None, CleanupPolicy(Some(java.time.Instant.now()), None, deleteUnverified = true))
+    assert(plan.foldersListed == store.listings && plan.manifestsRead == 6 && plan.bytesRead == store.bytesRead(".manifest"))
   }
 
   test("pylance's cleanup on a table we wrote, and ours on a table pylance wrote") {
@@ -225,5 +229,80 @@ class CleanupSuite extends AnyFunSuite with CatalogTables {
     call(s"cleanup(table => '$t', older_than => '0 seconds', override => true)")
     val rest = Iterator.continually(()).takeWhile(_ => rows.hasNext).map(_ => rows.next().getLong(0)).toSeq
     assert((first +: rest).sorted == (0L until 15L))
+  }
+
+  test("the deletions are Spark jobs described with the table and the phase: manifests first, then files") {
+    val t = history()
+    val seen = new java.util.concurrent.ConcurrentLinkedQueue[String]()
+    val listener = new org.apache.spark.scheduler.SparkListener {
+      override def onJobStart(e: org.apache.spark.scheduler.SparkListenerJobStart): Unit =
+        Option(e.properties).flatMap(p => Option(p.getProperty("spark.job.description"))).foreach(seen.add(_))
+    }
+    val dry = call(s"cleanup(table => '$t', older_than => '0 seconds', dry_run => true, override => true)").head
+    val manifests = dry.getSeq[Row](4).count(_.getString(1) == "manifest")
+    val others = dry.getLong(1) - manifests
+    assert(manifests == 5 && others > 0)
+    spark.sparkContext.addSparkListener(listener)
+    val expected = Seq(s"delete $manifests manifests of removed versions", s"delete $others files")
+    def described = seen.asScala.toSeq.filter(d => d.startsWith("Lance cleanup") && d.contains(t))
+    try {
+      val r = call(s"cleanup(table => '$t', older_than => '0 seconds', override => true)").head
+      assert(r.getLong(1) == dry.getLong(1))
+      val until = System.nanoTime() + 10000000000L // listeners hear of jobs asynchronously
+      while (described.length < 2 && System.nanoTime() < until) Thread.sleep(20)
+    } finally spark.sparkContext.removeSparkListener(listener)
+    assert(described.map(d => d.substring(d.lastIndexOf(": ") + 2)) == expected, seen.asScala.mkString("; "))
+    assert(pylance(t, Seq(6L))._2 == Seq(6L))
+  }
+
+  /** A store whose deletion of the paths `failing` picks fails, and which finds `gone` already deleted. */
+  private def breaking(failing: String => Boolean, gone: String => Boolean = _ => false) = new ForwardingStore(this.store) {
+    override def delete(path: String): Boolean =
+      if (failing(path)) throw new java.io.IOException("permission denied (test)")
+      else if (gone(path)) { super.delete(path); super.delete(path) }
+      else super.delete(path)
+  }
+
+  private def everything = CleanupPolicy(Some(java.time.Instant.now()), None, deleteUnverified = true)
+
+  test("a failed delete: every other file is attempted, then an error names the failures; a file already gone is no failure") {
+    val t = history()
+    val plan = Cleanup.plan(this.store, t, None, everything)
+    val data = plan.files.filter(_.kind == "data").map(_.path)
+    assert(data.length >= 3)
+    val e = intercept[io.sparklance.util.LanceException](
+      Cleanup.run(breaking(data.take(2).toSet, _ == data(2)), t, None, everything, dryRun = false))
+    assert(e.errorClass == "LANCE_IO_ERROR")
+    assert(e.getMessage.contains(s"2 of ${plan.all.length} files could not be deleted (${plan.all.length - 2} were)"), e.getMessage)
+    assert(data.take(2).forall(p => e.getMessage.contains(p)) && e.getMessage.contains("run cleanup again"))
+    // Everything else went, the manifests first; the two failures remain, and a second run removes them.
+    val left = folder(t).keySet
+    assert(plan.all.map(_.path).filterNot(data.take(2).contains).forall(p => !left.exists(l => p.endsWith(l))))
+    assert(data.take(2).forall(p => left.exists(l => p.endsWith(l))))
+    assert(pylance(t, Seq(6L))._2 == Seq(6L) && idsOf(t, 6L) == Seq(100L, 102L, 103L, 104L, 105L, 106L, 107L))
+    val again = Cleanup.run(this.store, t, None, everything, dryRun = false)
+    assert(again.versionsRemoved == 0L && again.filesRemoved == 2L)
+
+    // Only a file already gone: no error, counted as removed (it is), its bytes not.
+    val t2 = history()
+    val plan2 = Cleanup.plan(this.store, t2, None, everything)
+    val d2 = plan2.files.filter(_.kind == "data").head
+    val r = Cleanup.run(breaking(_ => false, _ == d2.path), t2, None, everything, dryRun = false)
+    assert(r.filesRemoved == plan2.all.length && r.bytesRemoved == plan2.bytes - d2.bytes)
+  }
+
+  test("a manifest that cannot be deleted keeps its version whole: no other file is deleted") {
+    val t = history()
+    val plan = Cleanup.plan(this.store, t, None, everything)
+    val stuck = plan.manifests(1).path // version 2's
+    val before = folder(t).keySet
+    val e = intercept[io.sparklance.util.LanceException](Cleanup.run(breaking(_ == stuck), t, None, everything, dryRun = false))
+    assert(e.getMessage.contains(s"1 of ${plan.all.length} files could not be deleted") && e.getMessage.contains("still there"), e.getMessage)
+    val removed = before -- folder(t).keySet
+    assert(removed.size == plan.manifests.length - 1 && removed.forall(_.endsWith(".manifest")))
+    val (after, all) = pylance(t, Seq(2L, 6L))
+    assert(all == Seq(2L, 6L) && after(2L)._1 == (0L until 10L))
+    assert(Cleanup.run(this.store, t, None, everything, dryRun = false).versionsRemoved == 1L)
+    assert(pylance(t, Seq(6L))._2 == Seq(6L))
   }
 }

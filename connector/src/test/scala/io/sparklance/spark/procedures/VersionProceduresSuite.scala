@@ -161,6 +161,11 @@ class VersionProceduresSuite extends AnyFunSuite with CatalogTables {
     assert(e.errorClass == "LANCE_INVALID_ARGUMENT" && e.getMessage.contains("not empty"), e)
     assert(lanceError(call(s"clone(table => '$t', target => '$c')")).errorClass == "LANCE_INVALID_ARGUMENT")
     assert(lanceError(call(s"clone(table => '$t', target => '$t')")).errorClass == "LANCE_INVALID_ARGUMENT")
+    // Nor a folder inside the table (or around it): each table keeps a folder of its own.
+    Seq(s"$t/nested", s"$t/data/../x", new File(t).getParent).foreach { target =>
+      val nested = lanceError(call(s"clone(table => '$t', target => '$target')"))
+      assert(nested.errorClass == "LANCE_INVALID_ARGUMENT" && nested.getMessage.contains("inside one another"), nested)
+    }
     assert(folder(full) ++ folder(t) == before)
   }
 

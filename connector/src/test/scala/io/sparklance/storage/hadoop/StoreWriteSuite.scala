@@ -91,6 +91,28 @@ class StoreWriteSuite extends AnyFunSuite {
     assert(new File(dir, "_versions").list().toSeq == Seq("1.manifest")) // no temporary file left
   }
 
+  test("replace: creates, then overwrites whole; a reader polling meanwhile always finds one complete version") {
+    val dir = freshDir()
+    val path = new File(dir, "_refs/tags/t.json").getPath // parent folders do not exist yet
+    store.replace(path, bytes(10, 1))
+    assert(store.readAll(path).sameElements(bytes(10, 1)))
+    val versions = (0 until 2).map(i => bytes(5000 + i * 3000, i)) // different lengths: a torn read shows
+    val stop = new AtomicBoolean(false)
+    val bad = new AtomicLong(0)
+    val reads = new AtomicLong(0)
+    val reader = new Thread(() => while (!stop.get()) {
+      // readAll takes the size of the file it opened, not of one it looked up before: no read is cut.
+      val got = try Some(store.readAll(path)) catch { case _: LanceException => None }
+      if (!got.exists(g => versions.exists(_.sameElements(g)) || g.sameElements(bytes(10, 1)))) bad.incrementAndGet()
+      reads.incrementAndGet()
+    })
+    reader.start()
+    try (0 until 300).foreach(i => store.replace(path, versions(i % 2))) finally { stop.set(true); reader.join() }
+    assert(bad.get() == 0 && reads.get() > 0, s"${bad.get()} of ${reads.get()} reads found no file or a partial one")
+    assert(store.readAll(path).sameElements(versions(1)))
+    assert(new File(dir, "_refs/tags").list().toSeq == Seq("t.json")) // no temporary file left
+  }
+
   test("failures are LANCE_IO_ERROR, never raw I/O exceptions") {
     val dir = freshDir()
     val file = new File(dir, "plain")
@@ -138,6 +160,7 @@ class StoreWriteSuite extends AnyFunSuite {
     assert(refused.errorClass == "LANCE_NO_ATOMIC_COMMIT" && refused.sqlState == "0A000")
     assert(refused.getMessage.contains("'nocommit'") && refused.getMessage.contains("s3a"), refused.getMessage)
     assert(errorClass(other.putIfAbsent(s"$uri/table/_versions/1.manifest", bytes(4, 4))) == "LANCE_NO_ATOMIC_COMMIT")
+    assert(errorClass(other.replace(s"$uri/table/_refs/tags/t.json", bytes(4, 4))) == "LANCE_NO_ATOMIC_COMMIT")
     assert(!new File(dir, "table").exists())
     val sink = other.create(s"$uri/table/data/f.lance")
     sink.write(bytes(8, 8))

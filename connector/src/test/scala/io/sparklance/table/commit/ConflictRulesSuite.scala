@@ -131,6 +131,15 @@ class ConflictRulesSuite extends AnyFunSuite {
     assert(incompatible(ConflictRules.check(rewrite(1), CreateIndex(IndexedSeq(fri, fri), IndexedSeq.empty))))
     assert(retryable(ConflictRules.check(rewrite(2), createIndex)))
     Seq(overwrite, Restore(1)).foreach(t => assert(incompatible(ConflictRules.check(rewrite(1), t))))
+    // An index the rewrite remapped, dropped or replaced by the other side (either order) retries;
+    // another index dropped passes.
+    val old = index("id_idx", Seq(0), Some(Seq(5)))
+    val remapping = rewrite(1).copy(rewrittenIndices = IndexedSeq(RewrittenIndex(old.uuid, "00000000-0000-0000-0000-000000000002",
+      "BTreeIndexDetails", scala.collection.immutable.ArraySeq.empty, 0, Map.empty)))
+    val drop = CreateIndex(IndexedSeq.empty, IndexedSeq(old))
+    assert(retryable(ConflictRules.check(remapping, drop)) && retryable(ConflictRules.check(drop, remapping)))
+    val other = CreateIndex(IndexedSeq.empty, IndexedSeq(old.copy(uuid = "00000000-0000-0000-0000-000000000003")))
+    assert(ConflictRules.check(remapping, other) == Compatible && ConflictRules.check(rewrite(1), drop) == Compatible)
   }
 
   test("Merge: data changes retry, schema replacements are incompatible") {

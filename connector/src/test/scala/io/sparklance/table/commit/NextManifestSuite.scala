@@ -4,14 +4,16 @@ import java.io.File
 import java.nio.file.Files
 import java.time.Instant
 
+import scala.collection.immutable.ArraySeq
+
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format.{FileVersion, LanceSchema}
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.table.{BitmapIndex, BTreeIndex, DataFile, DeletionFile, DeletionFileType, FeatureFlags, Fragment, IndexMetadata, Manifest, ManifestFile, RowIdSource}
-import io.sparklance.table.commit.Operation.{Append, CreateIndex, Overwrite, Rewrite, RewriteGroup, Update}
-import io.sparklance.table.proto.{RowIdCodec, RowVersionCodec, TransactionCodec}
+import io.sparklance.table.commit.Operation.{Append, CreateIndex, Overwrite, ReserveFragments, Rewrite, RewriteGroup, RewrittenIndex, Update}
+import io.sparklance.table.proto.{ManifestCodec, RowIdCodec, RowVersionCodec, TransactionCodec}
 import io.sparklance.table.write.MovedRows
 import io.sparklance.testutil.{CommitFixtures, Golden}
 import io.sparklance.util.{Bytes, LanceException}
@@ -215,5 +217,35 @@ class NextManifestSuite extends AnyFunSuite {
     assert(next.indices.map(i => i.name -> i.fragments.get.toArray.toSeq) == Seq("b" -> Seq(2, 3), "t" -> Seq(2)))
     assert(RowIdCodec.decode(next.fragments(1).rowIds.get.asInstanceOf[RowIdSource.Inline].bytes, 4, "t").toSeq == Seq(0L, 1L, 10L, 12L))
     assert(next.nextRowId == indexed.nextRowId, "moved rows take no new ids")
+  }
+
+  test("ReserveFragments moves only the fragment-id high-water mark; a Rewrite with reserved ids and remapped indices; both round-trip") {
+    val base = create(stable = false, frag(10, "a.lance"), frag(5, "b.lance"), frag(7, "c.lance"))
+    def index(uuid: Int, name: String, kind: String, frags: Int*) = IndexMetadata(f"00000000-0000-0000-0000-$uuid%012d", name, IndexedSeq(0), 1,
+      Some(RoaringBitmap.bitmapOf(frags: _*)), kind, None, Map("f.lance" -> 10L), indexVersion = Some(0))
+    val indexed = roundTrip(NextManifest(Some(base), Transaction(1, "u1", CreateIndex(IndexedSeq(index(1, "b", BitmapIndex.Kind, 0, 1, 2),
+      index(2, "t", BTreeIndex.Kind, 0, 1), index(3, "z", "ZoneMapIndexDetails", 0, 1, 2)), IndexedSeq.empty)), ctx()))
+    val reserved = roundTrip(NextManifest(Some(indexed), Transaction(2, "u2", ReserveFragments(2)), ctx()))
+    assert(reserved.maxFragmentId.contains(4L) && reserved.fragments == indexed.fragments && reserved.indices == indexed.indices)
+    assert(TransactionCodec.parse(Bytes.wrap("t", 0, TransactionCodec.encode(Transaction(2, "u2", ReserveFragments(2))))).operation == ReserveFragments(2))
+
+    val remapped = IndexedSeq(
+      RewrittenIndex(index(1, "b", "").uuid, "00000000-0000-0000-0000-000000000011", BitmapIndex.Kind, ArraySeq.empty, 0, Map("bitmap_page_lookup.lance" -> 99L)),
+      RewrittenIndex(index(2, "t", "").uuid, "00000000-0000-0000-0000-000000000012", BTreeIndex.Kind, ArraySeq.empty, 0,
+        Map("page_data.lance" -> 7L, "page_lookup.lance" -> 8L)))
+    val rewrite = Rewrite(IndexedSeq(RewriteGroup(reserved.fragments.take(2), IndexedSeq(frag(15, "n.lance").copy(id = 4)))), remapped)
+    val txn = Transaction(3, "u3", rewrite)
+    val next = roundTrip(NextManifest(Some(reserved), txn, ctx()))
+    assert(next.fragments.map(_.id) == Seq(2L, 4L) && next.maxFragmentId.contains(4L))
+    // The remapped indices: new uuids and files, the new fragment in place of the old ones, the rest as it was.
+    val byName = next.indices.map(i => i.name -> i).toMap
+    assert(byName("b").uuid.endsWith("11") && byName("b").fragments.get.toArray.toSeq == Seq(2, 4) && byName("b").fileSizes == Map("bitmap_page_lookup.lance" -> 99L))
+    assert(byName("t").uuid.endsWith("12") && byName("t").fragments.get.toArray.toSeq == Seq(4) && byName("t").datasetVersion == 1)
+    assert(byName("z").uuid.endsWith("3") && byName("z").fragments.get.toArray.toSeq == Seq(2))
+    val back = TransactionCodec.parse(Bytes.wrap("t", 0, TransactionCodec.encode(txn))).operation.asInstanceOf[Rewrite]
+    assert(back.rewrittenIndices == remapped)
+    // An index the compaction remapped that is gone from the version it commits on refuses the commit.
+    val dropped = ManifestCodec.replaceIndices(reserved, Set(index(2, "t", "").uuid), Nil)
+    assert(intercept[IllegalStateException](NextManifest(Some(dropped), txn, ctx())).getMessage.contains("no longer has index"))
   }
 }
