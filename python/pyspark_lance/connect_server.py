@@ -1,0 +1,158 @@
+"""A local Spark Connect server with the connector, for clients that only speak Connect.
+
+A Connect client ignores ``spark.jars``: the jar and the catalogs must be on the server. pyspark's
+own jars hold the Connect server (``SparkConnectServer``), so this starts it offline with
+pyspark's ``spark-submit``, our jar and the catalogs :func:`pyspark_lance.configure` sets::
+
+    python -m pyspark_lance.connect_server --port 15002 --conf spark.driver.memory=4g
+
+then, in any client: ``SparkSession.builder.remote("sc://127.0.0.1:15002").getOrCreate()``.
+From Python (tests, notebooks)::
+
+    with ConnectServer(conf={...}) as server:
+        spark = SparkSession.builder.remote(server.url).getOrCreate()
+
+On a cluster, give the same ``--jars`` and ``--conf`` to the Connect server your platform starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from typing import IO, Any
+
+import pyspark
+
+from . import PROCEDURE_CATALOG, SESSION_CATALOG, _check_spark_line, jar_path
+
+#: pyspark's Connect server entry point (in its bundled spark-connect jar).
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+
+
+def command(port: int = 15002, host: str = "127.0.0.1", master: str = "local[*]",
+            conf: Mapping[str, str] | None = None) -> list[str]:
+    """The ``spark-submit`` command line that starts the server: our jar, our catalogs, ``conf`` on top."""
+    _check_spark_line()
+    settings = {
+        "spark.connect.grpc.binding.address": host,
+        "spark.connect.grpc.binding.port": str(port),
+        "spark.sql.catalog.spark_catalog": SESSION_CATALOG,
+        "spark.sql.catalog.lance": PROCEDURE_CATALOG,
+        **(conf or {}),
+    }
+    cmd = [os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-submit"), "--class", SERVER_CLASS,
+           "--master", master, "--jars", jar_path()]
+    for key, value in settings.items():
+        cmd += ["--conf", f"{key}={value}"]
+    return cmd + ["spark-internal"]
+
+
+def _environment() -> dict[str, str]:
+    # spark-submit finds pyspark's jars through SPARK_HOME; a SPARK_HOME of another install would mix Sparks.
+    return {**os.environ, "SPARK_HOME": os.path.dirname(pyspark.__file__)}
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nothing listens on now (the server binds it moments later)."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+class ConnectServer:
+    """A Connect server in a child process, stopped (with its Spark) by :meth:`stop` or on leaving a ``with`` block.
+
+    ``port=None`` picks a free port. The server's output goes to ``log`` (a file path; a temporary
+    file by default), named in the error when it fails to start.
+    """
+
+    def __init__(self, port: int | None = None, host: str = "127.0.0.1", master: str = "local[*]",
+                 conf: Mapping[str, str] | None = None, log: str | None = None) -> None:
+        self.host = host
+        self.port = port if port is not None else free_port(host)
+        self.log = log or tempfile.NamedTemporaryFile(prefix="spark-lance-connect-", suffix=".log", delete=False).name
+        self._command = command(self.port, host, master, {"spark.driver.host": host, **(conf or {})})
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """The address a client connects to: ``SparkSession.builder.remote(server.url)``."""
+        return f"sc://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 180.0) -> "ConnectServer":
+        """Starts the server and waits until it accepts connections (raises RuntimeError naming the log if not)."""
+        out: IO[bytes] = open(self.log, "ab")  # noqa: SIM115 - the child keeps writing after this returns
+        try:
+            self._process = subprocess.Popen(self._command, env={**_environment(), "SPARK_LOCAL_IP": self.host},
+                                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        finally:
+            out.close()
+        deadline = time.monotonic() + timeout
+        while True:
+            if self._process.poll() is not None:
+                raise RuntimeError(f"the Spark Connect server exited with {self._process.returncode}; its log: {self.log}")
+            try:
+                with socket.create_connection((self.host, self.port), 1):
+                    return self
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"the Spark Connect server did not listen on {self.url} within {timeout:.0f} s; "
+                                       f"its log: {self.log}") from None
+                time.sleep(0.5)
+
+    def stop(self, grace: float = 30.0) -> None:
+        """Stops the server and the Spark it runs (its whole process group)."""
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+    def __enter__(self) -> "ConnectServer":
+        return self.start() if self._process is None else self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+def _conf_pair(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"--conf takes key=value, got {text!r}")
+    return key, value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m pyspark_lance.connect_server``: runs the server in the foreground until interrupted."""
+    parser = argparse.ArgumentParser(prog="python -m pyspark_lance.connect_server",
+                                     description="Start a local Spark Connect server with the spark-lance connector.")
+    parser.add_argument("--port", type=int, default=15002, help="port to listen on (default 15002)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    parser.add_argument("--conf", type=_conf_pair, action="append", default=[], metavar="KEY=VALUE",
+                        help="a Spark setting for the server, repeatable")
+    parser.add_argument("--print-command", action="store_true", help="print the spark-submit command and exit")
+    args = parser.parse_args(argv)
+    cmd = command(args.port, args.host, args.master, {"spark.driver.host": args.host, **dict(args.conf)})
+    if args.print_command:
+        print(shlex.join(cmd))
+        return 0
+    print(f"spark-lance: Spark Connect server on sc://{args.host}:{args.port} (Ctrl-C stops it)", file=sys.stderr)
+    os.execve(cmd[0], cmd, {**_environment(), "SPARK_LOCAL_IP": args.host})
+
+
+if __name__ == "__main__":
+    sys.exit(main())
