@@ -3,12 +3,13 @@ package io.sparklance.spark.dml
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, EqualTo, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.LeftAnti
-import org.apache.spark.sql.catalyst.plans.logical.{AppendData, InsertOnlyMerge, Join, LogicalPlan, WriteDelta}
+import org.apache.spark.sql.catalyst.plans.logical.{AppendData, Join, LogicalPlan, WriteDelta}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 
 import io.sparklance.spark.LanceTable
+import io.sparklance.spark.compat.InsertOnlyMerges
 import io.sparklance.spark.write.InsertedKeyColumns
 import io.sparklance.table.proto.ManifestCodec
 
@@ -30,14 +31,14 @@ final case class MergeOnColumns(session: SparkSession) extends Rule[LogicalPlan]
     // Spark 4.2 writes a MERGE with only WHEN NOT MATCHED clauses as an append of the source rows
     // a left anti join with the target keeps; into a table with a primary key it must commit as a
     // merge-insert (see MergeInserts), so the append is marked with the ON condition's columns.
-    case m: InsertOnlyMerge => m.table match {
+    case m @ InsertOnlyMerges(table, query) => table match {
       case r: DataSourceV2Relation => r.table match {
         case t: LanceTable if ManifestCodec.primaryKeyFields(t.snapshot.manifest).nonEmpty =>
-          val on = m.query.collectFirst {
+          val on = query.collectFirst {
             case j: Join if j.joinType == LeftAnti && j.right.exists { case s: DataSourceV2Relation => s.table eq t; case _ => false } =>
               j.condition.fold(Set.empty[String])(MergeOnColumns.equated(_, j.right.outputSet))
           }.getOrElse(Set.empty)
-          AppendData.byPosition(r, m.query, Map(InsertedKeyColumns.MergeOnOption -> on.mkString(",")))
+          AppendData.byPosition(r, query, Map(InsertedKeyColumns.MergeOnOption -> on.mkString(",")))
         case _ => m
       }
       case _ => m
