@@ -10,7 +10,7 @@ val line = SparkLines.current
 val sparkVersion = line.spark
 val protobufVersion = "4.36.2" // must equal the protoc version used by sbt-protoc
 val hadoopVersion = line.hadoop // the Hadoop client the line's Spark ships (hadoop-client-api)
-val awsSdkVersion = line.awsSdk // the AWS SDK v2 that this Hadoop builds against
+val awsSdkVersion = line.awsSdk // the AWS SDK this Hadoop release builds against
 
 ThisBuild / organization := "io.sparklance"
 // One version for the jar and the Python package (python/setup.py reads it back from the jar).
@@ -67,7 +67,8 @@ lazy val connector = (project in file("connector"))
     // and the Spark and Scala lines the jar is built for (pyspark_lance checks them).
     Compile / resourceGenerators += Def.task {
       val f = (Compile / resourceManaged).value / "io" / "sparklance" / "version.properties"
-      IO.write(f, s"version=${version.value}\nspark=$sparkVersion\nscala=${scalaBinaryVersion.value}\njava=${line.java}\n")
+      IO.write(f, s"version=${version.value}\nspark=$sparkVersion\nscala=${scalaBinaryVersion.value}\njava=${line.java}\n" +
+        s"hadoop=$hadoopVersion\nawsSdk=$awsSdkVersion\n")
       Seq(f)
     }.taskValue,
     Test / fork := true,

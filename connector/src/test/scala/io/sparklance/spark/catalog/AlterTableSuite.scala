@@ -53,7 +53,7 @@ class AlterTableSuite extends AnyFunSuite with CatalogTables {
     assert(rows("SHOW TBLPROPERTIES c").map(r => r.getString(0) -> r.getString(1)).toMap.get("b").contains("2"))
   }
 
-  // INSERT WITH SCHEMA EVOLUTION and withSchemaEvolution() (Spark 4.1+): SchemaEvolutionSuite.
+  // INSERT WITH SCHEMA EVOLUTION and withSchemaEvolution() (Spark 4.2): InsertSchemaEvolutionSuite.
   test("schema evolution on write: mergeSchema by path") {
     val path = new File(java.nio.file.Files.createTempDirectory("lance-merge").toFile, "t.lance").getPath
     spark.range(2).write.format("lance").save(path)

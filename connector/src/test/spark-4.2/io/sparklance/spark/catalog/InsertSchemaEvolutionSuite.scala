@@ -5,8 +5,11 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.testutil.CatalogTables
 
-/** Spark 4.1's schema evolution on write (4.2's DataFrameWriterV2.withSchemaEvolution(): WriterSchemaEvolutionSuite), which a table asks for with AUTOMATIC_SCHEMA_EVOLUTION (compat.SchemaEvolution). */
-class SchemaEvolutionSuite extends AnyFunSuite with CatalogTables {
+/**
+ * Spark 4.2's schema evolution on insert (INSERT WITH SCHEMA EVOLUTION, DataFrameWriterV2.withSchemaEvolution()),
+ * which a table asks for with AUTOMATIC_SCHEMA_EVOLUTION (compat.SchemaEvolution); MERGE's is in MergeSchemaEvolutionSuite.
+ */
+class InsertSchemaEvolutionSuite extends AnyFunSuite with CatalogTables {
 
   test("schema evolution on write: INSERT WITH SCHEMA EVOLUTION") {
     spark.sql("CREATE TABLE se (id BIGINT) USING lance")
@@ -20,5 +23,13 @@ class SchemaEvolutionSuite extends AnyFunSuite with CatalogTables {
     spark.sql("INSERT WITH SCHEMA EVOLUTION INTO se SELECT 3L AS id, 'three' AS s, CAST(1.5 AS DOUBLE) AS d")
     assert(rows("SELECT * FROM se ORDER BY id") == Seq(Row(1L, null, null), Row(2L, "two", null), Row(3L, "three", 1.5), Row(4L, "four", null)))
     intercept[AnalysisException](spark.range(1).selectExpr("id", "0 AS extra").writeTo("se").append())
+  }
+
+  test("writeTo(...).withSchemaEvolution().append() adds the new columns; without it they are refused") {
+    spark.sql("CREATE TABLE wse (id BIGINT) USING lance")
+    spark.sql("INSERT INTO wse VALUES (1)")
+    spark.range(3, 4).selectExpr("id", "'three' AS s", "CAST(1.5 AS DOUBLE) AS d").writeTo("wse").withSchemaEvolution().append()
+    assert(rows("SELECT * FROM wse ORDER BY id") == Seq(Row(1L, null, null), Row(3L, "three", 1.5)))
+    intercept[AnalysisException](spark.range(1).selectExpr("id", "0 AS extra").writeTo("wse").append())
   }
 }
