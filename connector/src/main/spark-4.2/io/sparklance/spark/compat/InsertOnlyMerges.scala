@@ -7,9 +7,9 @@ import org.apache.spark.sql.catalyst.plans.logical.{InsertOnlyMerge, LogicalPlan
  * an append of the source rows that a left anti join with the target keeps.
  */
 object InsertOnlyMerges {
-  /** The target relation and the rows to append, when `plan` is such a MERGE. */
-  def unapply(plan: LogicalPlan): Option[(LogicalPlan, LogicalPlan)] = plan match {
-    case m: InsertOnlyMerge => Some((m.table, m.query))
+  /** The target relation, the rows to append and the append's options (none yet), when `plan` is such a MERGE. */
+  def unapply(plan: LogicalPlan): Option[(LogicalPlan, LogicalPlan, Map[String, String])] = plan match {
+    case m: InsertOnlyMerge => Some((m.table, m.query, Map.empty))
     case _ => None
   }
 }
