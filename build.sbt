@@ -32,6 +32,17 @@ val sparkJavaModuleOptions = Seq(
   "sun.nio.ch", "sun.nio.cs", "sun.security.action", "sun.util.calendar"
 ).map(p => s"--add-opens=java.base/$p=ALL-UNNAMED")
 
+// The S3 suites (S3Suite, S3WriteSuite) read and write through s3a on a local SeaweedFS: hadoop-aws
+// at the line's Hadoop without the AWS SDK's all-in-one bundle (686 MB for v2), plus only the SDK
+// modules s3a loads: v2's from Hadoop 3.4, v1's before. Test scope: none of it goes into our jar.
+val s3aTestLibraries: Seq[ModuleID] =
+  if (awsSdkVersion.startsWith("1."))
+    Seq(("org.apache.hadoop" % "hadoop-aws" % hadoopVersion % Test).exclude("com.amazonaws", "aws-java-sdk-bundle")) ++
+      Seq("aws-java-sdk-s3", "aws-java-sdk-sts", "aws-java-sdk-dynamodb").map("com.amazonaws" % _ % awsSdkVersion % Test)
+  else
+    Seq(("org.apache.hadoop" % "hadoop-aws" % hadoopVersion % Test).exclude("software.amazon.awssdk", "bundle")) ++
+      Seq("s3", "sts", "s3-transfer-manager").map("software.amazon.awssdk" % _ % awsSdkVersion % Test)
+
 lazy val root = (project in file("."))
   .aggregate(connector, bench)
   .disablePlugins(sbtassembly.AssemblyPlugin)
@@ -54,11 +65,7 @@ lazy val connector = (project in file("connector"))
       // The S3 suites (S3Suite, S3WriteSuite) read and write through s3a on a local SeaweedFS.
       // hadoop-aws matches Spark's Hadoop; instead of the AWS SDK's all-in-one bundle (686 MB),
       // only the SDK modules s3a loads. Test scope: none of it goes into our jar.
-      "org.apache.hadoop" % "hadoop-aws" % hadoopVersion % Test exclude ("software.amazon.awssdk", "bundle"),
-      "software.amazon.awssdk" % "s3" % awsSdkVersion % Test,
-      "software.amazon.awssdk" % "sts" % awsSdkVersion % Test,
-      "software.amazon.awssdk" % "s3-transfer-manager" % awsSdkVersion % Test
-    ),
+    ) ++ s3aTestLibraries,
     // Our own .proto files live at the repository root so that every tool can find them.
     Compile / PB.protoSources := Seq((ThisBuild / baseDirectory).value / "protos"),
     Compile / PB.targets := Seq(PB.gens.java(protobufVersion) -> (Compile / sourceManaged).value),

@@ -178,7 +178,7 @@ object SparkArrow {
       } else {
         out.setInitialCapacity(n)
         out.allocateNew()
-        try (0 until n).foreach(i => if (!v.isNull(i)) copyScalar(v, i, out))
+        try { (0 until n).foreach(i => if (!v.isNull(i)) copyScalar(v, i, out)) }
         catch {
           // Seconds or milliseconds past what a Long of microseconds holds (about 292,000 years).
           case e: ArithmeticException => throw Errors.unsupported(
