@@ -117,6 +117,10 @@ class _Tracker:
     def __init__(self, renderer: _Renderer) -> None:
         self._renderer = renderer
         self._stages: dict[int, _Stage] = {}
+        # Over Connect the server reports on a clock, not when an operation ends: the last report
+        # of a stage may predate its last tasks. The block ending without an error says every
+        # operation in it succeeded, so every stage that had started ran to the end.
+        self.reports_may_lag = False
         self._lock = threading.Lock()
 
     def seen(self, stages: list[_Stage]) -> None:
@@ -136,6 +140,8 @@ class _Tracker:
         with self._lock:
             # A stage of which no task finished was skipped (its output reused) or cut short by a failure.
             stages = [s for s in self._stages.values() if s.done > 0 or failed is not None]
+        if failed is None and self.reports_may_lag:
+            stages = [_Stage(s.stage_id, s.total, s.total, s.description) for s in self._stages.values()]
         done, total = sum(s.done for s in stages), sum(s.total for s in stages)
         if failed is not None:
             text = f"failed after {len(stages)} stages, {done}/{total} tasks: {type(failed).__name__}"
@@ -220,8 +226,9 @@ class _ConnectHandler:
 
     def __call__(self, stages: Any, inflight_tasks: int, operation_id: str | None, done: bool) -> None:
         try:
-            self._tracker.seen([_Stage(s.stage_id, s.num_completed_tasks, s.num_tasks)
-                                for s in (stages or []) if s.num_tasks > 0 and (s.num_completed_tasks > 0 or not s.done)])
+            # A stage reported with no task finished nor running is pending or skipped: not shown yet.
+            self._tracker.seen([_Stage(s.stage_id, s.num_completed_tasks, s.num_tasks) for s in (stages or [])
+                                if s.num_tasks > 0 and (s.num_completed_tasks > 0 or inflight_tasks > 0)])
         except Exception as error:  # noqa: BLE001 - a handler error would surface in the user's query
             _log.warning("progress handler failed: %s", error)
 
@@ -235,6 +242,7 @@ _REPORT_INTERVAL = "spark.connect.progress.reportInterval"
 @contextlib.contextmanager
 def _connect(spark: SparkSession, tracker: _Tracker, interval: float) -> Iterator[None]:
     handler = _ConnectHandler(tracker)
+    tracker.reports_may_lag = True
     previous = spark.conf.get(_REPORT_INTERVAL, None)
     spark.conf.set(_REPORT_INTERVAL, f"{max(1, int(min(interval, 0.1) * 1000))}ms")
     spark.registerProgressHandler(handler)  # type: ignore[arg-type]
