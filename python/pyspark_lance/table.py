@@ -24,7 +24,7 @@ from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.types import StructType
 
 from .progress import optional as _optional_progress
-from .errors import LanceInvalidArgumentError, translated
+from .errors import LanceInvalidArgumentError, LanceNotFoundError, _condition, translated
 
 __all__ = ["LanceTable", "LanceMergeBuilder", "Tags", "Branches", "PATH_CATALOG", "quote_identifier", "quote_string"]
 
@@ -161,6 +161,15 @@ class LanceTable:
         parts quoted with backticks may hold any character)."""
         quoted = ".".join(quote_identifier(p) for p in _split_name(name))
         table = cls(spark, _Ref(quoted, quoted, name))
+        try:
+            with translated():
+                spark.sql(f"SELECT * FROM {quoted}").schema
+        except Exception as error:
+            # Spark's own error names the table among suggestions and a stack trace: say it plainly.
+            if _condition(error) == "TABLE_OR_VIEW_NOT_FOUND":
+                raise LanceNotFoundError(f"no table {name!r} in the session's catalogs (for a table by path, use "
+                                         "LanceTable.for_path)", "TABLE_OR_VIEW_NOT_FOUND") from error
+            raise
         table.version
         return table
 
@@ -290,6 +299,11 @@ class LanceTable:
         section for what is kept and the 7-day floor. Returns ``versions_removed``,
         ``files_removed``, ``bytes_removed``, ``dry_run``, ``files``. ``progress=True`` shows a
         progress bar of its Spark jobs (:func:`pyspark_lance.progress`)."""
+        if older_than is not None and not isinstance(older_than, (str, _dt.timedelta, _dt.datetime)):
+            raise TypeError(f"older_than must be a duration string such as '30 days', a timedelta or a datetime, "
+                            f"not {type(older_than).__name__} {older_than!r}")
+        if retain_versions is not None:
+            _version(retain_versions, "retain_versions")
         if isinstance(older_than, _dt.timedelta):
             older_than = f"{int(older_than.total_seconds())} seconds"
         elif isinstance(older_than, _dt.datetime):
@@ -335,6 +349,9 @@ class LanceTable:
               target_alias: str = "target") -> "LanceMergeBuilder":
         """Starts a MERGE of ``source`` into this table on ``condition`` (naming the two sides by
         ``target_alias`` and ``source_alias``); add clauses, then ``execute()``."""
+        if not isinstance(source, DataFrame):
+            raise TypeError(f"the merge source must be a DataFrame, not {type(source).__name__}; "
+                            "e.g. spark.createDataFrame(rows, schema)")
         return LanceMergeBuilder(self, source, _expr(condition, "condition"), source_alias, target_alias)
 
 
