@@ -69,7 +69,7 @@ object Compaction extends Logging {
       val rewritten = plan.tasks.zip(written).map { case (t, w) => Operation.RewriteGroup(t.fragments, w) }
       val added = written.flatten
 
-      phase(s"remap the indices over ${rewritten.length} groups")
+      phase(s"remap ${m.indices.length} index segments over ${rewritten.length} groups")
       val properties = table.writeOptions().commitProperties
       val (groups, indices) =
         try IndexRemap.prepare(store, snapshot.root, m, rewritten, properties)
