@@ -13,7 +13,7 @@ import io.sparklance.testutil.CatalogTables
 class SqlTabMetricsSuite extends AnyFunSuite with CatalogTables {
 
   /** The metrics, by description, of the last completed execution showing `marker`, once the UI's listener has them. */
-  private def lastMetrics(marker: String, after: Long): Map[String, Long] = {
+  private def lastMetrics(marker: String, after: Long): Metrics = {
     val status = spark.sharedState.statusStore
     def found = status.executionsList().filter(e => e.executionId > after && e.completionTime.isDefined &&
       status.planGraph(e.executionId).allNodes.exists(_.metrics.exists(_.name == marker))).sortBy(_.executionId).lastOption
@@ -21,8 +21,13 @@ class SqlTabMetricsSuite extends AnyFunSuite with CatalogTables {
     while (found.forall(e => e.metricValues == null || e.metricValues.isEmpty) && System.nanoTime() < deadline) Thread.sleep(50)
     val exec = found.getOrElse(fail(s"no execution shows '$marker'"))
     val values = exec.metricValues
-    status.planGraph(exec.executionId).allNodes.flatMap(_.metrics)
-      .flatMap(m => values.get(m.accumulatorId).map(v => m.name -> v.replaceAll("[^0-9]", "").toLong)).toMap
+    Metrics(status.planGraph(exec.executionId).allNodes.flatMap(_.metrics)
+      .flatMap(m => values.get(m.accumulatorId).map(m.name -> _)).toMap)
+  }
+
+  /** An execution's metric values as the UI shows them; ours are plain sums. */
+  private case class Metrics(shown: Map[String, String]) {
+    def apply(name: String): Long = withClue(shown) { shown(name).replaceAll("[^0-9]", "").toLong }
   }
 
   private def lastId: Long = {
