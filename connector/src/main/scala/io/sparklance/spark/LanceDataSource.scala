@@ -57,6 +57,6 @@ final class LanceDataSource extends TableProvider with CreatableRelationProvider
     LanceSparkException.boundary(LanceSave.run(sqlContext, mode, parameters, data))
 
   private implicit class AsScala(m: util.Map[String, String]) {
-    def asScala: Map[String, String] = scala.jdk.CollectionConverters.MapHasAsScala(m).asScala.toMap
+    def asScala: Map[String, String] = { import scala.jdk.CollectionConverters._; m.asScala.toMap }
   }
 }
