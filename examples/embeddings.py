@@ -76,7 +76,7 @@ def main(spark: SparkSession, work: str) -> None:
     # makes the answer exact, as a smaller nprobes trades recall for speed.
     ds.create_index("vector", index_type="IVF_FLAT", num_partitions=8, metric="L2")
     ds = lance.dataset(uri)
-    print(f"index: {[i['type'] for i in ds.list_indices()]} at version {ds.version}")
+    print(f"index: {[(i.index_type, i.num_rows_indexed) for i in ds.describe_indices()]} at version {ds.version}")
     print(f"indexed search (pylance): nearest id={nearest(nprobes=8, use_index=True)}")
 
     # Spark again: the table now carries pylance's index; the rows are unchanged.
