@@ -25,7 +25,12 @@ def arguments(description: str) -> argparse.ArgumentParser:
 
 
 def workdir(args: argparse.Namespace, name: str) -> str:
-    return os.path.abspath(args.workdir) if args.workdir else tempfile.mkdtemp(prefix=f"spark-lance-{name}-")
+    """`--workdir`, or a new temporary folder (kept, so that the tables can be looked at after)."""
+    if args.workdir:
+        return os.path.abspath(args.workdir)
+    folder = tempfile.mkdtemp(prefix=f"spark-lance-{name}-")
+    print(f"work folder: {folder}")
+    return folder
 
 
 def session(args: argparse.Namespace, app_name: str, conf: dict[str, str] | None = None) -> SparkSession:
