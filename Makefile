@@ -13,7 +13,12 @@ VENV_HOME := $(CACHE)/venvs/$(shell $(PYTHON) -c 'import hashlib, sys; print(has
 VENV := .venv
 VPY := $(VENV)/bin/python
 WITH_PKG := PYTHONPATH=$(CURDIR)/python
-SBT := build/sbt
+# The Spark line built and tested (project/SparkLines.scala): `make test SPARK_LINE=4.1`; 3.5 also
+# takes SCALA_BINARY=2.12. Each line's classes and jar live apart under connector/target/spark-<line>.
+SPARK_LINE ?= 4.2
+SCALA_BINARY ?= 2.13
+LINE := $(SPARK_LINE)_$(SCALA_BINARY)
+SBT := build/sbt -DsparkLine=$(SPARK_LINE) -DscalaBinary=$(SCALA_BINARY)
 JAR_DIR := python/pyspark_lance/jars
 JAR := $(JAR_DIR)/spark-lance.jar
 GOLDEN := target/golden
@@ -56,7 +61,7 @@ $(JAR): $(JAR_INPUTS) | venv
 .PHONY: install-jar
 install-jar:
 	mkdir -p $(JAR_DIR)
-	cp connector/target/scala-2.13/spark-lance-*.jar $(JAR)
+	cp connector/target/spark-$(LINE)/spark-lance-$(LINE)-*.jar $(JAR)
 
 golden: venv
 	$(VPY) dev/golden/generate.py --out $(GOLDEN) --old

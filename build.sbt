@@ -4,17 +4,20 @@
 // Spark at run time; protobuf-java is shaded into the connector jar under
 // io.sparklance.shaded so that it never clashes with a user's protobuf.
 
-val sparkVersion = "4.2.0"
+// The Spark line (-DsparkLine, -DscalaBinary; project/SparkLines.scala) fixes Spark, Scala,
+// Hadoop and the Java release; the jar is named for it: spark-lance-4.2_2.13-<version>.jar.
+val line = SparkLines.current
+val sparkVersion = line.spark
 val protobufVersion = "4.36.2" // must equal the protoc version used by sbt-protoc
-val hadoopVersion = "3.5.0" // the Hadoop client Spark 4.2.0 ships (hadoop-client-api)
-val awsSdkVersion = "2.35.4" // the AWS SDK v2 that Hadoop 3.5.0 builds against
+val hadoopVersion = line.hadoop // the Hadoop client the line's Spark ships (hadoop-client-api)
+val awsSdkVersion = line.awsSdk // the AWS SDK this Hadoop release builds against
 
 ThisBuild / organization := "io.sparklance"
 // One version for the jar and the Python package (python/setup.py reads it back from the jar).
 ThisBuild / version := IO.read((ThisBuild / baseDirectory).value / "VERSION").trim
-ThisBuild / scalaVersion := "2.13.18" // must equal the scala-library that pyspark bundles
-ThisBuild / scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:-unused,_", "-release", "17")
-ThisBuild / javacOptions ++= Seq("--release", "17")
+ThisBuild / scalaVersion := SparkLines.scalaVersion // must equal the scala-library the line's Spark bundles
+ThisBuild / scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:-unused,_", "-release", line.java.toString)
+ThisBuild / javacOptions ++= Seq("--release", line.java.toString)
 
 // Spark's launcher adds these for spark-submit and pyspark; forked test JVMs need them too
 // (Kryo, broadcast and Arrow's nioBuffer() fail without them on JDK 17).
@@ -29,6 +32,17 @@ val sparkJavaModuleOptions = Seq(
   "sun.nio.ch", "sun.nio.cs", "sun.security.action", "sun.util.calendar"
 ).map(p => s"--add-opens=java.base/$p=ALL-UNNAMED")
 
+// The S3 suites (S3Suite, S3WriteSuite) read and write through s3a on a local SeaweedFS: hadoop-aws
+// at the line's Hadoop without the AWS SDK's all-in-one bundle (686 MB for v2), plus only the SDK
+// modules s3a loads: v2's from Hadoop 3.4, v1's before. Test scope: none of it goes into our jar.
+val s3aTestLibraries: Seq[ModuleID] =
+  if (awsSdkVersion.startsWith("1."))
+    Seq(("org.apache.hadoop" % "hadoop-aws" % hadoopVersion % Test).exclude("com.amazonaws", "aws-java-sdk-bundle")) ++
+      Seq("aws-java-sdk-s3", "aws-java-sdk-sts", "aws-java-sdk-dynamodb").map("com.amazonaws" % _ % awsSdkVersion % Test)
+  else
+    Seq(("org.apache.hadoop" % "hadoop-aws" % hadoopVersion % Test).exclude("software.amazon.awssdk", "bundle")) ++
+      Seq("s3", "sts", "s3-transfer-manager").map("software.amazon.awssdk" % _ % awsSdkVersion % Test)
+
 lazy val root = (project in file("."))
   .aggregate(connector, bench)
   .disablePlugins(sbtassembly.AssemblyPlugin)
@@ -37,6 +51,11 @@ lazy val root = (project in file("."))
 lazy val connector = (project in file("connector"))
   .settings(
     name := "spark-lance",
+    // Each line's classes and jar apart, so that building one line never reuses another's.
+    crossTarget := target.value / s"spark-${SparkLines.suffix}",
+    // Code that differs between lines: the overlay folders serving this line (spark-4.2, spark-4.0-4.1, spark-4.1+).
+    Compile / unmanagedSourceDirectories ++= SparkLines.overlays(baseDirectory.value / "src" / "main"),
+    Test / unmanagedSourceDirectories ++= SparkLines.overlays(baseDirectory.value / "src" / "test"),
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
       "com.google.protobuf" % "protobuf-java" % protobufVersion,
@@ -46,11 +65,7 @@ lazy val connector = (project in file("connector"))
       // The S3 suites (S3Suite, S3WriteSuite) read and write through s3a on a local SeaweedFS.
       // hadoop-aws matches Spark's Hadoop; instead of the AWS SDK's all-in-one bundle (686 MB),
       // only the SDK modules s3a loads. Test scope: none of it goes into our jar.
-      "org.apache.hadoop" % "hadoop-aws" % hadoopVersion % Test exclude ("software.amazon.awssdk", "bundle"),
-      "software.amazon.awssdk" % "s3" % awsSdkVersion % Test,
-      "software.amazon.awssdk" % "sts" % awsSdkVersion % Test,
-      "software.amazon.awssdk" % "s3-transfer-manager" % awsSdkVersion % Test
-    ),
+    ) ++ s3aTestLibraries,
     // Our own .proto files live at the repository root so that every tool can find them.
     Compile / PB.protoSources := Seq((ThisBuild / baseDirectory).value / "protos"),
     Compile / PB.targets := Seq(PB.gens.java(protobufVersion) -> (Compile / sourceManaged).value),
@@ -59,7 +74,8 @@ lazy val connector = (project in file("connector"))
     // and the Spark and Scala lines the jar is built for (pyspark_lance checks them).
     Compile / resourceGenerators += Def.task {
       val f = (Compile / resourceManaged).value / "io" / "sparklance" / "version.properties"
-      IO.write(f, s"version=${version.value}\nspark=$sparkVersion\nscala=${scalaBinaryVersion.value}\n")
+      IO.write(f, s"version=${version.value}\nspark=$sparkVersion\nscala=${scalaBinaryVersion.value}\njava=${line.java}\n" +
+        s"hadoop=$hadoopVersion\nawsSdk=$awsSdkVersion\n")
       Seq(f)
     }.taskValue,
     Test / fork := true,
@@ -71,7 +87,7 @@ lazy val connector = (project in file("connector"))
       "SPARK_LANCE_VENV" -> ((ThisBuild / baseDirectory).value / ".venv").getAbsolutePath,
       "SPARK_LANCE_REPO" -> (ThisBuild / baseDirectory).value.getAbsolutePath
     ),
-    assembly / assemblyJarName := s"spark-lance-${version.value}.jar",
+    assembly / assemblyJarName := s"spark-lance-${SparkLines.suffix}-${version.value}.jar",
     assemblyPackageScala / assembleArtifact := false,
     assembly / test := {},
     assembly / assemblyShadeRules := Seq(

@@ -2,9 +2,7 @@ package io.sparklance.spark
 
 import java.nio.file.InvalidPathException
 
-import org.apache.spark.QueryContext
-import org.apache.spark.sql.AnalysisException
-
+import io.sparklance.spark.compat.ErrorBase
 import io.sparklance.util.{Errors, LanceException}
 
 /**
@@ -21,16 +19,7 @@ import io.sparklance.util.{Errors, LanceException}
  * BadInputSuite and python/tests/test_errors.py).
  */
 final class LanceSparkException private (val lance: LanceException)
-    extends AnalysisException(
-      lance.getMessage,
-      None, // line
-      None, // start position
-      Some(lance),
-      Some(lance.errorClass),
-      Map("message" -> lance.detail),
-      Array.empty[QueryContext],
-      Some(lance.sqlState),
-      Some("<message>"))
+    extends ErrorBase(lance.getMessage, lance, lance.errorClass, Map("message" -> lance.detail), lance.sqlState)
 
 object LanceSparkException {
 

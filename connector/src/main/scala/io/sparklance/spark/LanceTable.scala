@@ -13,6 +13,7 @@ import org.apache.spark.sql.types.{DataType, LongType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.catalog.CatalogEntry
+import io.sparklance.spark.compat.{SchemaEvolution, SparkTime}
 import io.sparklance.spark.dml.{CatalogWriteBuilder, LanceRowLevelOperation, MetadataDelete}
 import io.sparklance.spark.write.{LanceWriteBuilder, LanceWriteOptions, WriteMode, WriteTarget}
 import io.sparklance.storage.ObjectStoreFactory
@@ -49,7 +50,7 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
    * (`spark.sql.timeType.enabled`), decided once when the table is loaded so that the schema,
    * the scans and the executors' readers agree (see [[SparkArrow]]).
    */
-  val timeType: Boolean = org.apache.spark.sql.internal.SQLConf.get.isTimeTypeEnabled
+  val timeType: Boolean = SparkTime.enabled
 
   /** How blob columns read: external blobs, under `allowedBasePaths`, where base paths may lie. */
   val blobs: BlobMode = options.blobs match {
@@ -116,8 +117,10 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
   override def capabilities(): util.Set[TableCapability] = target match {
     // Spark 4.1+ adds a query's new columns itself before such a table's write, through the
     // catalog's ALTER TABLE (AlterLanceTable): INSERT WITH SCHEMA EVOLUTION, mergeSchema.
-    case None if writableEntry => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
-      TableCapability.OVERWRITE_BY_FILTER, TableCapability.AUTOMATIC_SCHEMA_EVOLUTION)
+    case None if writableEntry =>
+      val caps = util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.OVERWRITE_BY_FILTER)
+      SchemaEvolution.capabilities.foreach(caps.add)
+      caps
     case None => util.EnumSet.of(TableCapability.BATCH_READ)
     case Some(_) =>
       val caps = util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA)

@@ -10,6 +10,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 import org.apache.spark.sql.types._
 
 import io.sparklance.format.{LanceField, LogicalType}
+import io.sparklance.spark.compat.SparkTime
 import io.sparklance.util.Errors
 
 // Lance columns are Arrow vectors; Spark reads them through our columns (columns.ArrowColumns),
@@ -134,7 +135,7 @@ object SparkArrow {
     case d: ArrowType.Decimal => DecimalType(d.getPrecision, d.getScale)
     case _: ArrowType.Date => DateType
     case t: ArrowType.Timestamp => if (t.getTimezone == null) TimestampNTZType else TimestampType
-    case _: ArrowType.Time => TimeType(6)
+    case _: ArrowType.Time => SparkTime.micros
     case _: ArrowType.Duration => DayTimeIntervalType()
     case _: ArrowType.Null => NullType
     case _: ArrowType.List | _: ArrowType.FixedSizeList | _: ArrowType.LargeList =>
@@ -177,7 +178,7 @@ object SparkArrow {
       } else {
         out.setInitialCapacity(n)
         out.allocateNew()
-        try (0 until n).foreach(i => if (!v.isNull(i)) copyScalar(v, i, out))
+        try { (0 until n).foreach(i => if (!v.isNull(i)) copyScalar(v, i, out)) }
         catch {
           // Seconds or milliseconds past what a Long of microseconds holds (about 292,000 years).
           case e: ArithmeticException => throw Errors.unsupported(

@@ -9,6 +9,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.apache.spark.sql.types._
 
 import io.sparklance.format.{LanceField, LanceSchema, LogicalType}
+import io.sparklance.spark.compat.SparkTime
 import io.sparklance.table.MetadataColumn
 import io.sparklance.util.{Errors, Json, LanceException}
 
@@ -298,7 +299,7 @@ object WriteSchema {
     case TimestampNTZType => new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)
     case _: DayTimeIntervalType => new ArrowType.Duration(TimeUnit.MICROSECOND)
     // TIME(p) has at most microsecond precision (p <= 6).
-    case _: TimeType => new ArrowType.Time(TimeUnit.MICROSECOND, 64)
+    case SparkTime() => new ArrowType.Time(TimeUnit.MICROSECOND, 64)
     case NullType => ArrowType.Null.INSTANCE
     case _: ArrayType => ArrowType.List.INSTANCE
     case _: MapType => new ArrowType.Map(false)

@@ -33,7 +33,7 @@ object BitmapIndex {
     try {
       val rows = {
         val k = file.column("keys")
-        try (0 until k.getValueCount).filter(i => IndexKeys.key(k, i, file.path).exists(keys.contains)).map(_.toLong).toArray
+        try { (0 until k.getValueCount).filter(i => IndexKeys.key(k, i, file.path).exists(keys.contains)).map(_.toLong).toArray }
         finally k.close()
       }
       val out = mutable.LongMap.empty[RoaringBitmap]

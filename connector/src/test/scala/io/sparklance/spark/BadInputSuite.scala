@@ -177,8 +177,9 @@ class BadInputSuite extends AnyFunSuite with LocalSpark with TimeLimits {
     val missing = Map("fs.s3a.impl" -> "org.example.NotOnTheClasspath")
     Seq("s3://h2-no-such-bucket/t", "s3a://h2-no-such-bucket/t", "s3n://h2-no-such-bucket/t").foreach { uri =>
       val e = errorOf(spark.read.format("lance").options(missing).load(uri))
-      assert(e.errorClass == "LANCE_FILE_SYSTEM_NOT_FOUND" && e.getMessage.contains("org.apache.hadoop:hadoop-aws:3.5.0") &&
-        e.getMessage.contains("software.amazon.awssdk"), e.getMessage)
+      assert(e.errorClass == "LANCE_FILE_SYSTEM_NOT_FOUND" && e.getMessage.contains(s"org.apache.hadoop:hadoop-aws:${io.sparklance.util.BuildInfo.hadoop}") &&
+        e.getMessage.contains(if (io.sparklance.util.BuildInfo.hadoop.startsWith("3.3.")) "aws-java-sdk-bundle" else s"software.amazon.awssdk:s3:${io.sparklance.util.BuildInfo.awsSdk}"),
+        e.getMessage)
     }
     val noSdk = Map("fs.s3a.impl" -> classOf[io.sparklance.storage.hadoop.MissingSdkFileSystem].getName, "fs.s3a.impl.disable.cache" -> "true")
     val sdk = errorOf(spark.read.format("lance").options(noSdk).load("s3://h2-no-such-bucket/t"))

@@ -10,6 +10,7 @@ import org.apache.spark.sql.functions.{col, count, max}
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparklance.spark.compat.SparkTime
 import io.sparklance.testutil.{Golden, LocalSpark}
 
 /**
@@ -55,7 +56,7 @@ class DefaultSessionTypesSuite extends AnyFunSuite with LocalSpark {
   }
 
   private def hasTimeType(t: DataType): Boolean = t match {
-    case _: TimeType => true
+    case SparkTime() => true
     case s: StructType => s.fields.exists(f => hasTimeType(f.dataType))
     case a: ArrayType => hasTimeType(a.elementType)
     case m: MapType => hasTimeType(m.keyType) || hasTimeType(m.valueType)
@@ -101,6 +102,7 @@ class DefaultSessionTypesSuite extends AnyFunSuite with LocalSpark {
   }
 
   test("time columns read as TimeType where the session enables it") {
+    assume(SparkTime.supported, "this Spark line has no TIME type")
     spark.conf.set(TimeTypeConf, "true")
     try {
       Seq("types_v2_2", "types_legacy").foreach { name =>
@@ -108,7 +110,7 @@ class DefaultSessionTypesSuite extends AnyFunSuite with LocalSpark {
         val df = spark.read.format("lance").load(Golden.dataset(name).uri)
         exercise(df, rows, nonNull)
         times.foreach { case (c, want) =>
-          assert(df.schema(c).dataType == TimeType(6), c)
+          assert(df.schema(c).dataType == SparkTime.micros, c)
           // TIME(6) is written back as time64:us, so only the other units need recording.
           val recorded = df.schema(c).metadata
           if (c == "time64_us_col") assert(!recorded.contains(SparkArrow.LogicalTypeKey), c)

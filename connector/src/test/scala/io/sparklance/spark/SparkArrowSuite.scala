@@ -12,6 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format.LanceField
 import io.sparklance.spark.columns.ArrowColumns
+import io.sparklance.spark.compat.SparkTime
 import io.sparklance.testutil.ArrowData.{field, required}
 import io.sparklance.testutil.{ArrowData, Canonical, Golden}
 import io.sparklance.util.LanceException
@@ -89,7 +90,7 @@ class SparkArrowSuite extends AnyFunSuite with BeforeAndAfterAll {
     val nanos = new ArrowType.Timestamp(org.apache.arrow.vector.types.TimeUnit.NANOSECOND, null)
     val s = field("s", ArrowType.Struct.INSTANCE, field("t", time), field("ts", nanos), field("u", uint8),
       field("inner", ArrowType.Struct.INSTANCE, field("t2", time)), field("plain", ArrowType.Utf8.INSTANCE))
-    Seq(false, true).foreach { timeType =>
+    (false +: Seq(true).filter(_ => SparkTime.supported)).foreach { timeType =>
       val st = SparkArrow.sparkField(s, "test", timeType).dataType.asInstanceOf[org.apache.spark.sql.types.StructType]
       def original(f: org.apache.spark.sql.types.StructField) = f.metadata.getString(SparkArrow.LogicalTypeKey)
       assert(original(st("t")) == "time32:ms", timeType)
@@ -97,7 +98,7 @@ class SparkArrowSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(original(st("u")) == "uint8")
       assert(original(st("inner").dataType.asInstanceOf[org.apache.spark.sql.types.StructType]("t2")) == "time32:ms")
       assert(!st("plain").metadata.contains(SparkArrow.LogicalTypeKey))
-      assert(st("t").dataType == (if (timeType) org.apache.spark.sql.types.TimeType(6) else org.apache.spark.sql.types.LongType))
+      assert(st("t").dataType == (if (timeType) SparkTime.micros else org.apache.spark.sql.types.LongType))
     }
   }
 
@@ -212,13 +213,13 @@ class SparkArrowSuite extends AnyFunSuite with BeforeAndAfterAll {
       TimestampType -> field("c", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")),
       TimestampNTZType -> field("c", new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)),
       DayTimeIntervalType() -> field("c", new ArrowType.Duration(TimeUnit.MICROSECOND)),
-      TimeType(6) -> field("c", new ArrowType.Time(TimeUnit.MICROSECOND, 64)),
       NullType -> field("c", ArrowType.Null.INSTANCE),
       ArrayType(StringType, containsNull = false) -> field("c", ArrowType.List.INSTANCE, required("item", utf8)),
       MapType(StringType, LongType) -> map("c", key(utf8), field("value", new ArrowType.Int(64, true))),
       StructType(Seq(StructField("a", IntegerType, nullable = false), StructField("b", ArrayType(FloatType)))) ->
         field("c", ArrowType.Struct.INSTANCE, required("a", new ArrowType.Int(32, true)),
-          field("b", ArrowType.List.INSTANCE, field("item", float32))))
+          field("b", ArrowType.List.INSTANCE, field("item", float32)))) ++
+      (if (SparkTime.supported) Seq(SparkTime.micros -> field("c", new ArrowType.Time(TimeUnit.MICROSECOND, 64))) else Nil)
     cases.foreach { case (dt, want) => assert(WriteSchema.field(StructField("c", dt), "c", where) == want, dt) }
     assert(WriteSchema.field(StructField("c", LongType, nullable = false), "c", where) == required("c", new ArrowType.Int(64, true)))
     val e = intercept[LanceException](WriteSchema.field(StructField("c", CalendarIntervalType), "c", where))

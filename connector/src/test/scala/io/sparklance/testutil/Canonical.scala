@@ -10,6 +10,8 @@ import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types._
 
+import io.sparklance.spark.compat.SparkTime
+
 /**
  * Cell values in one comparable form, whether they come from an Arrow vector (ours or
  * pylance's) or from a Spark InternalRow: floats by their bits (so NaN and -0.0 compare
@@ -76,7 +78,7 @@ object Canonical {
       case ByteType => g.getByte(i)
       case ShortType => g.getShort(i)
       case IntegerType | DateType => g.getInt(i)
-      case LongType | TimestampType | TimestampNTZType | _: TimeType | _: DayTimeIntervalType => g.getLong(i)
+      case LongType | TimestampType | TimestampNTZType | SparkTime() | _: DayTimeIntervalType => g.getLong(i)
       case FloatType => FloatBits(java.lang.Float.floatToRawIntBits(g.getFloat(i)))
       case DoubleType => DoubleBits(java.lang.Double.doubleToRawLongBits(g.getDouble(i)))
       case d: DecimalType => g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal

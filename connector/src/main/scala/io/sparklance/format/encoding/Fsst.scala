@@ -59,7 +59,7 @@ object Fsst {
       throw corrupt(0, s"FSST symbol table is ${table.length} bytes; Lance always writes $SymbolTableBytes")
     val header = table.i64(0)
     if ((header >>> 32) != Magic)
-      throw corrupt(0, s"FSST symbol table header 0x${header.toHexString} does not carry the magic \"FSST\" (0x${Magic.toHexString}) in its high half")
+      throw corrupt(0, s"FSST symbol table header 0x${header.toHexString} does not carry the magic 'FSST' (0x${Magic.toHexString}) in its high half")
     // Bit 24 alone is the switch, as in the Rust decoder; the other bits of that byte are unused.
     val encoderSwitch = (header & (1L << 24)) != 0
     // A u8, so at most 255: code 255 is always the escape and never a symbol.

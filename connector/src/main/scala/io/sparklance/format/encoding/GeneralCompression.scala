@@ -120,7 +120,11 @@ object GeneralCompression {
     val out = new Array[Byte](declared.toInt)
     val got =
       try lz4Decompressor.decompress(in, 0, in.length, out, 0, out.length)
-      catch { case e: LZ4Exception => throw Errors.corrupt(src.path, src.fileOffset + 4, s"lz4 block does not decode (${e.getMessage})", e) }
+      catch {
+        // lz4-java 1.8.0 (Spark 4.1 ships it) can fail on a truncated block with an index error instead of LZ4Exception.
+        case e @ (_: LZ4Exception | _: IndexOutOfBoundsException) =>
+          throw Errors.corrupt(src.path, src.fileOffset + 4, s"lz4 block does not decode (${e.getMessage})", e)
+      }
     if (got != declared)
       throw Errors.corrupt(src.path, src.fileOffset, s"lz4 block decodes to $got bytes but its header declares $declared")
     out

@@ -66,7 +66,7 @@ private[legacy] object PlainPages {
    * an overflow means the page cannot lie in any file.
    */
   def span(path: String, position: Long, first: Long, n: Long, width: Int, what: => String): (Long, Long) =
-    try (Math.addExact(position, Math.multiplyExact(first, width.toLong)), Math.multiplyExact(n, width.toLong))
+    try Tuple2(Math.addExact(position, Math.multiplyExact(first, width.toLong)), Math.multiplyExact(n, width.toLong))
     catch {
       case _: ArithmeticException =>
         throw io.sparklance.util.Errors.corrupt(path, position, s"$what: items [$first, +$n) of $width bytes lie beyond any file")

@@ -120,7 +120,7 @@ object ArrowAssembler {
   def load(vector: FieldVector, n: Int, validity: Array[Byte], rest: Seq[ArrowBuf], allocator: BufferAllocator): Unit = {
     val nulls = if (validity == null) 0 else BitCopy.countUnset(validity, n)
     val buffers =
-      try (if (nulls == 0) allocator.getEmpty else validityBuffer(validity, n, allocator)) +: rest
+      try { (if (nulls == 0) allocator.getEmpty else validityBuffer(validity, n, allocator)) +: rest }
       catch { case t: Throwable => rest.foreach(_.close()); throw t }
     try vector.loadFieldBuffers(new ArrowFieldNode(n, nulls), java.util.Arrays.asList(buffers: _*))
     finally buffers.foreach(_.close())

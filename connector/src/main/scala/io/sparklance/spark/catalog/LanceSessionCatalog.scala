@@ -78,7 +78,7 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
     if (!LanceTable.isLance(props.get(TableCatalog.PROP_PROVIDER))) None
     else {
       val spec = TableSpec(props)
-      val external = spec.external || Option(props.get(TableCatalog.PROP_TABLE_TYPE)).exists(_.equalsIgnoreCase("EXTERNAL"))
+      val external = spec.external || Option(props.get(TableSpec.TableType)).exists(_.equalsIgnoreCase("EXTERNAL"))
       val location = spec.location.getOrElse(throw Errors.invalidArgument(s"${quoted(ident)}: the catalog records no location for this Lance table"))
       Some(CatalogEntry(quoted(ident), location, managed = !external, spec.options, spec.comment, spec.owner))
     }

@@ -36,10 +36,14 @@ final case class TableSpec(
     owner: Option[String])
 
 object TableSpec {
+  // TableCatalog.PROP_COLLATION (Spark 4.0) and PROP_TABLE_TYPE (4.1), spelled out so that every
+  // line compiles: older lines never set them, and reserving them there costs nothing.
+  val Collation = "collation"
+  val TableType = "table_type"
+
   /** Properties Spark reserves for itself (CatalogV2Util.TABLE_RESERVED_PROPERTIES, as of Spark 4.2): never table config. */
-  val SparkReserved: Set[String] = Set(TableCatalog.PROP_COMMENT, TableCatalog.PROP_COLLATION, TableCatalog.PROP_LOCATION,
-    TableCatalog.PROP_PROVIDER, TableCatalog.PROP_OWNER, TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION,
-    TableCatalog.PROP_TABLE_TYPE)
+  val SparkReserved: Set[String] = Set(TableCatalog.PROP_COMMENT, Collation, TableCatalog.PROP_LOCATION,
+    TableCatalog.PROP_PROVIDER, TableCatalog.PROP_OWNER, TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION, TableType)
 
   /** Also `path`, which a CREATE TABLE's properties may carry for the location. */
   private val Reserved = SparkReserved + "path"

@@ -9,6 +9,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.sql.vectorized.ColumnVector
 
 import io.sparklance.spark.SparkArrow
+import io.sparklance.spark.compat.SparkTime
 import io.sparklance.util.Errors
 
 /**
@@ -35,7 +36,7 @@ private[spark] object ArrowColumns {
     case (BooleanType, v: BitVector) => new BooleanColumn(v)
     case (t: DecimalType, v: DecimalVector) => new DecimalColumn(t, v)
     case (ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | DateType | TimestampType |
-          TimestampNTZType | _: TimeType | _: DayTimeIntervalType, v: BaseFixedWidthVector)
+          TimestampNTZType | SparkTime() | _: DayTimeIntervalType, v: BaseFixedWidthVector)
         // The width guards against a vector SparkArrow should have converted (e.g. 64-bit dates).
         if v.getTypeWidth == sparkType.defaultSize =>
       new FixedWidthColumn(sparkType, v)

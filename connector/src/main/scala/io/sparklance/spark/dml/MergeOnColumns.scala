@@ -3,12 +3,13 @@ package io.sparklance.spark.dml
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, EqualTo, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.LeftAnti
-import org.apache.spark.sql.catalyst.plans.logical.{AppendData, InsertOnlyMerge, Join, LogicalPlan, WriteDelta}
+import org.apache.spark.sql.catalyst.plans.logical.{AppendData, Join, LogicalPlan, WriteDelta}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 
 import io.sparklance.spark.LanceTable
+import io.sparklance.spark.compat.InsertOnlyMerges
 import io.sparklance.spark.write.InsertedKeyColumns
 import io.sparklance.table.proto.ManifestCodec
 
@@ -18,7 +19,7 @@ import io.sparklance.table.proto.ManifestCodec
  * write: when they are the table's unenforced primary key, the MERGE records the keys it
  * inserts, as Lance's merge-insert on those columns does ([[InsertedKeyColumns]]). An optimizer
  * rule (injected by [[io.sparklance.spark.LanceExtensions]]) that runs before Spark builds the
- * write. (`InsertOnlyMerge` is Spark 4.2's; older lines plan such a MERGE as a plain append.)
+ * write. (compat.InsertOnlyMerges finds an insert-only MERGE, which each Spark line plans its own way.)
  */
 final case class MergeOnColumns(session: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan match {
@@ -27,17 +28,17 @@ final case class MergeOnColumns(session: SparkSession) extends Rule[LogicalPlan]
         operation.onColumns = MergeOnColumns.equated(w.condition, w.originalTable.outputSet)
       }
       w
-    // Spark 4.2 writes a MERGE with only WHEN NOT MATCHED clauses as an append of the source rows
+    // Spark writes a MERGE with only WHEN NOT MATCHED clauses as an append of the source rows
     // a left anti join with the target keeps; into a table with a primary key it must commit as a
     // merge-insert (see MergeInserts), so the append is marked with the ON condition's columns.
-    case m: InsertOnlyMerge => m.table match {
+    case m @ InsertOnlyMerges(table, query, options) => table match {
       case r: DataSourceV2Relation => r.table match {
         case t: LanceTable if ManifestCodec.primaryKeyFields(t.snapshot.manifest).nonEmpty =>
-          val on = m.query.collectFirst {
+          val on = query.collectFirst {
             case j: Join if j.joinType == LeftAnti && j.right.exists { case s: DataSourceV2Relation => s.table eq t; case _ => false } =>
               j.condition.fold(Set.empty[String])(MergeOnColumns.equated(_, j.right.outputSet))
           }.getOrElse(Set.empty)
-          AppendData.byPosition(r, m.query, Map(InsertedKeyColumns.MergeOnOption -> on.mkString(",")))
+          AppendData.byPosition(r, query, options + (InsertedKeyColumns.MergeOnOption -> on.mkString(",")))
         case _ => m
       }
       case _ => m

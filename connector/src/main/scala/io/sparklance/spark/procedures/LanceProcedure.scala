@@ -1,7 +1,7 @@
 package io.sparklance.spark.procedures
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.{ProcedureParameter, SimpleProcedure}
+import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter, UnboundProcedure}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -16,7 +16,10 @@ import io.sparklance.util.Errors
  * transaction manager like any write. Its result is one small table (the versions, files and
  * bytes it touched), which `CALL` returns as rows.
  */
-abstract class LanceProcedure(context: ProcedureContext) extends SimpleProcedure {
+abstract class LanceProcedure(context: ProcedureContext) extends UnboundProcedure with BoundProcedure {
+  // Bound and unbound at once: the parameters never depend on the call's input types.
+  // (Spark 4.2's SimpleProcedure says the same; 4.0 and 4.1 lack it.)
+  final override def bind(inputType: StructType): BoundProcedure = this
 
   final override def name(): String = context.name
 

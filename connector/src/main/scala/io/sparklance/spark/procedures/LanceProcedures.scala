@@ -51,5 +51,6 @@ object LanceProcedures {
 trait ServesLanceProcedures extends ProcedureCatalog {
   protected def tablesCatalog: Option[String] = Some(name())
   override def loadProcedure(ident: Identifier): UnboundProcedure = LanceProcedures.load(ident, tablesCatalog)
-  override def listProcedures(namespace: Array[String]): Array[Identifier] = LanceProcedures.list(namespace)
+  // Spark 4.1's SHOW PROCEDURES (absent from 4.0's interface, hence no `override`).
+  def listProcedures(namespace: Array[String]): Array[Identifier] = LanceProcedures.list(namespace)
 }

@@ -15,6 +15,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.Platform
 
 import io.sparklance.format.LogicalType
+import io.sparklance.spark.compat.SparkTime
 import io.sparklance.util.Errors
 
 // One writer per Arrow field, from Spark's value of the type the read side shows for it
@@ -100,7 +101,7 @@ private[write] object FieldWriters {
         new TickWriter(v.asInstanceOf[BaseFixedWidthVector], 8, TickWriter.Micros, ticksPerSecond(t.getUnit), false, context, column, lanceType, nullable)
       case (d: ArrowType.Duration, _: DayTimeIntervalType) =>
         new TickWriter(v.asInstanceOf[BaseFixedWidthVector], 8, TickWriter.Micros, ticksPerSecond(d.getUnit), false, context, column, lanceType, nullable)
-      case (t: ArrowType.Time, LongType | _: TimeType) =>
+      case (t: ArrowType.Time, LongType | SparkTime()) =>
         // Spark's TIME holds nanoseconds since midnight; a bigint time column microseconds (SparkArrow).
         val in = if (dt == LongType) TickWriter.Micros else TickWriter.Nanos
         new TickWriter(v.asInstanceOf[BaseFixedWidthVector], t.getBitWidth / 8, in, ticksPerSecond(t.getUnit), true, context, column, lanceType, nullable)

@@ -10,7 +10,7 @@ import org.apache.hadoop.fs.Options.OpenFileOptions
 import org.apache.hadoop.util.functional.FutureIO
 
 import io.sparklance.storage.{FileEntry, FileSink, ObjectStore, PutResult, RangeReader}
-import io.sparklance.util.Errors
+import io.sparklance.util.{BuildInfo, Errors}
 
 /**
  * [[ObjectStore]] over Hadoop's FileSystem API: local files, HDFS, S3 (through S3A), GCS,
@@ -221,28 +221,41 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
 
 object HadoopObjectStore {
 
-  /** The AWS SDK v2 version Hadoop 3.5.0 (Spark 4.2.0's) was built with; the S3 tests use it (build.sbt awsSdkVersion). */
-  private val TestedAwsSdk = "2.35.4"
-
   /** Our error for a scheme without a file system, naming the jars that provide it. */
   private def missingFileSystem(path: Path, cause: Throwable) = {
     val scheme = Option(path.toUri.getScheme).getOrElse("file")
     val hadoop = org.apache.hadoop.util.VersionInfo.getVersion
     val jars = scheme match {
-      case "s3a" | "s3" | "s3n" =>
-        // The coordinates build.sbt tests with (hadoopVersion, awsSdkVersion): hadoop-aws without
-        // the AWS SDK's 686 MB all-in-one bundle, plus only the SDK modules S3A loads.
-        s"Add org.apache.hadoop:hadoop-aws:$hadoop (the Hadoop version Spark ships) without its dependency " +
-          s"software.amazon.awssdk:bundle, plus the AWS SDK modules software.amazon.awssdk:s3, s3-transfer-manager and sts " +
-          s"at the SDK version that Hadoop release was built with (${HadoopObjectStore.TestedAwsSdk} for Hadoop 3.5.0), e.g. " +
-          s"spark-submit --packages org.apache.hadoop:hadoop-aws:$hadoop,software.amazon.awssdk:s3:${HadoopObjectStore.TestedAwsSdk}," +
-          s"software.amazon.awssdk:s3-transfer-manager:${HadoopObjectStore.TestedAwsSdk},software.amazon.awssdk:sts:${HadoopObjectStore.TestedAwsSdk} " +
-          "--exclude-packages software.amazon.awssdk:bundle, and configure s3a as usual (spark.hadoop.fs.s3a.*)."
+      case "s3a" | "s3" | "s3n" => s3aJars(hadoop)
       case "gs" => "Add Google's gcs-connector (com.google.cloud.bigdataoss:gcs-connector, hadoop3 build) to the classpath."
       case "abfs" | "abfss" | "wasb" | "wasbs" => s"Add org.apache.hadoop:hadoop-azure:$hadoop to the classpath."
       case other => s"Add a Hadoop file system for '$other' to the classpath, or set fs.$other.impl."
     }
     Errors.fileSystemMissing(path.toString, scheme, jars, cause)
+  }
+
+  /**
+   * The jars s3a needs on `hadoop`, at the AWS SDK version that Hadoop release was built with
+   * where it is the one this jar was built against (build.sbt, the line's Hadoop): from Hadoop 3.4
+   * hadoop-aws without the SDK's 686 MB all-in-one bundle plus only the SDK v2 modules S3A loads;
+   * before, the SDK v1 bundle it depends on.
+   */
+  private def s3aJars(hadoop: String): String = {
+    val sdk = if (hadoop == BuildInfo.hadoop) BuildInfo.awsSdk else ""
+    val sdkNamed = if (sdk.nonEmpty) sdk else "the version in that Hadoop release's hadoop-project pom"
+    if (sdk.startsWith("1.") || hadoop.startsWith("3.3."))
+      s"Add org.apache.hadoop:hadoop-aws:$hadoop (the Hadoop version Spark ships) with its dependency " +
+        s"com.amazonaws:aws-java-sdk-bundle ($sdkNamed), e.g. spark-submit --packages org.apache.hadoop:hadoop-aws:$hadoop, " +
+        "and configure s3a as usual (spark.hadoop.fs.s3a.*)."
+    else {
+      val v = if (sdk.nonEmpty) sdk else "<sdk>"
+      s"Add org.apache.hadoop:hadoop-aws:$hadoop (the Hadoop version Spark ships) without its dependency " +
+        s"software.amazon.awssdk:bundle, plus the AWS SDK modules software.amazon.awssdk:s3, s3-transfer-manager and sts " +
+        s"at the SDK version that Hadoop release was built with ($sdkNamed), e.g. " +
+        s"spark-submit --packages org.apache.hadoop:hadoop-aws:$hadoop,software.amazon.awssdk:s3:$v," +
+        s"software.amazon.awssdk:s3-transfer-manager:$v,software.amazon.awssdk:sts:$v " +
+        "--exclude-packages software.amazon.awssdk:bundle, and configure s3a as usual (spark.hadoop.fs.s3a.*)."
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.sparklance.table.commit
 
 import io.sparklance.table.WriterVersion
+import io.sparklance.util.BuildInfo
 
 // Every manifest names the library that wrote it (Manifest.writer_version). Rust applies its
 // fixes for old Lance releases only when the library is "lance", so ours names this project.
@@ -10,11 +11,7 @@ object WriterIdentity {
 
   /** This build's version (from the resource the build writes), semver core and pre-release apart. */
   lazy val current: WriterVersion = {
-    val props = new java.util.Properties()
-    Option(getClass.getResourceAsStream("/io/sparklance/version.properties")).foreach { in =>
-      try props.load(in) finally in.close()
-    }
-    val full = props.getProperty("version", "0.0.0")
+    val full = BuildInfo.version
     full.split("-", 2) match {
       case Array(core, pre) => WriterVersion(Library, core, Some(pre))
       case _ => WriterVersion(Library, full, None)

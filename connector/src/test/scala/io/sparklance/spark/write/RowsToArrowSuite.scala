@@ -19,6 +19,7 @@ import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format.{LanceFileReader, LanceSchema}
+import io.sparklance.spark.compat.SparkTime
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
 import io.sparklance.testutil.{ArrowData, FileRoundTrip}
@@ -96,16 +97,18 @@ class RowsToArrowSuite extends AnyFunSuite {
       f("t32_s", new ArrowType.Time(TimeUnit.SECOND, 32)), f("t32_ms", new ArrowType.Time(TimeUnit.MILLISECOND, 32)),
       f("t64_us", new ArrowType.Time(TimeUnit.MICROSECOND, 64)), f("t64_ns", new ArrowType.Time(TimeUnit.NANOSECOND, 64)),
       f("t64_ns_time", new ArrowType.Time(TimeUnit.NANOSECOND, 64)))
+    val time = 3723000456L // 01:02:03.000456
+    // TIME(6) holds nanoseconds (Spark 4.1+); a line without it writes the column from bigint microseconds.
+    val (timeColumn, timeValue) = if (SparkTime.supported) (SparkTime.micros, 3723000456789L) else (LongType, time)
     val input = StructType(Seq(
       StructField("h", FloatType), StructField("d32", DateType), StructField("d64", DateType),
       StructField("ts_s", TimestampNTZType), StructField("ts_ms_ny", TimestampType), StructField("ts_us", TimestampType),
       StructField("ts_ns", TimestampNTZType), StructField("dur_s", DayTimeIntervalType()), StructField("dur_ns", DayTimeIntervalType()),
       StructField("t32_s", LongType), StructField("t32_ms", LongType), StructField("t64_us", LongType), StructField("t64_ns", LongType),
-      StructField("t64_ns_time", TimeType(6))))
+      StructField("t64_ns_time", timeColumn)))
     val micros = 1700000000123456L
-    val time = 3723000456L // 01:02:03.000456
     val rows = Seq(
-      InternalRow(1.5f, 19000, 19000, micros, micros, micros, micros, micros, micros, time, time, time, time, 3723000456789L),
+      InternalRow(1.5f, 19000, 19000, micros, micros, micros, micros, micros, micros, time, time, time, time, timeValue),
       InternalRow(-0.0f, -1, -1, -1L, -1L, -1L, -1L, -1L, -1L, 0L, 0L, 86399999999L, 86399999999L, 0L),
       InternalRow(Seq.fill(14)(null): _*))
     for (unsafe <- Seq(false, true)) convert(target, input, rows, unsafe) { root =>
@@ -132,7 +135,7 @@ class RowsToArrowSuite extends AnyFunSuite {
       assert(longs("dur_s") == Seq(1700000000L, -1L) && longs("dur_ns") == Seq(micros * 1000, -1000L))
       assert(longs("t32_s") == Seq(3723L, 0L) && longs("t32_ms") == Seq(3723000L, 0L))
       assert(longs("t64_us") == Seq(time, 86399999999L) && longs("t64_ns") == Seq(time * 1000, 86399999999000L))
-      assert(longs("t64_ns_time") == Seq(3723000456789L, 0L))
+      assert(longs("t64_ns_time") == Seq(if (SparkTime.supported) 3723000456789L else time * 1000, 0L))
       assert(root.getFieldVectors.asScala.forall(_.isNull(2)))
     }
     // Out of range: a time of day past midnight, nanoseconds past 2262, a nanosecond duration past 292 years.
