@@ -31,8 +31,9 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def started(timeout: float = 180.0) -> Iterator[ConnectSession]:
-    """Starts the server, yields a Connect session to it, and stops both."""
+def serving(timeout: float = 180.0, conf: dict[str, str] | None = None, jars: list[str] = ()) -> Iterator[str]:
+    """Starts the server (with more Spark `conf`, e.g. `spark.hadoop.fs.s3a.*`, and more `jars`
+    beside the connector's), yields its URL (`sc://127.0.0.1:PORT`), and stops it."""
     home = os.path.dirname(pyspark.__file__)
     port = _free_port()
     conf = {
@@ -41,9 +42,10 @@ def started(timeout: float = 180.0) -> Iterator[ConnectSession]:
         "spark.sql.session.timeZone": "UTC", "spark.sql.warehouse.dir": tempfile.mkdtemp(prefix="connect-warehouse-"),
         "spark.sql.catalog.spark_catalog": pyspark_lance.SESSION_CATALOG,
         "spark.sql.catalog.lance": pyspark_lance.PROCEDURE_CATALOG,
+        **(conf or {}),
     }
     cmd = [os.path.join(home, "bin", "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
-           "--master", "local[2]", "--jars", pyspark_lance.jar_path()]
+           "--master", "local[2]", "--jars", ",".join([pyspark_lance.jar_path(), *jars])]
     for key, value in conf.items():
         cmd += ["--conf", f"{key}={value}"]
     log = tempfile.NamedTemporaryFile(prefix="connect-server-", suffix=".log", delete=False)
@@ -62,11 +64,7 @@ def started(timeout: float = 180.0) -> Iterator[ConnectSession]:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"the Connect server did not listen within {timeout}s; see {log.name}")
                 time.sleep(0.5)
-        session = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
-        try:
-            yield session
-        finally:
-            session.stop()
+        yield f"sc://127.0.0.1:{port}"
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -74,3 +72,14 @@ def started(timeout: float = 180.0) -> Iterator[ConnectSession]:
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
+
+
+@contextlib.contextmanager
+def started(timeout: float = 180.0, conf: dict[str, str] | None = None, jars: list[str] = ()) -> Iterator[ConnectSession]:
+    """Starts the server (see :func:`serving`), yields a Connect session to it, and stops both."""
+    with serving(timeout, conf, jars) as url:
+        session = ConnectSession.builder.remote(url).getOrCreate()
+        try:
+            yield session
+        finally:
+            session.stop()
