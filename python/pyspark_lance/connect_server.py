@@ -38,8 +38,9 @@ SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
 
 def command(port: int = 15002, host: str = "127.0.0.1", master: str = "local[*]",
-            conf: Mapping[str, str] | None = None) -> list[str]:
-    """The ``spark-submit`` command line that starts the server: our jar, our catalogs, ``conf`` on top."""
+            conf: Mapping[str, str] | None = None, jars: Sequence[str] = ()) -> list[str]:
+    """The ``spark-submit`` command line that starts the server: our jar (and ``jars``, e.g. hadoop-aws),
+    our catalogs, ``conf`` on top."""
     _check_spark_line()
     settings = {
         "spark.connect.grpc.binding.address": host,
@@ -49,7 +50,7 @@ def command(port: int = 15002, host: str = "127.0.0.1", master: str = "local[*]"
         **(conf or {}),
     }
     cmd = [os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-submit"), "--class", SERVER_CLASS,
-           "--master", master, "--jars", jar_path()]
+           "--master", master, "--jars", ",".join([jar_path(), *jars])]
     for key, value in settings.items():
         cmd += ["--conf", f"{key}={value}"]
     return cmd + ["spark-internal"]
@@ -70,16 +71,16 @@ def free_port(host: str = "127.0.0.1") -> int:
 class ConnectServer:
     """A Connect server in a child process, stopped (with its Spark) by :meth:`stop` or on leaving a ``with`` block.
 
-    ``port=None`` picks a free port. The server's output goes to ``log`` (a file path; a temporary
+    ``port=None`` picks a free port; ``jars`` go on the server's classpath beside ours. The server's output goes to ``log`` (a file path; a temporary
     file by default), named in the error when it fails to start.
     """
 
     def __init__(self, port: int | None = None, host: str = "127.0.0.1", master: str = "local[*]",
-                 conf: Mapping[str, str] | None = None, log: str | None = None) -> None:
+                 conf: Mapping[str, str] | None = None, jars: Sequence[str] = (), log: str | None = None) -> None:
         self.host = host
         self.port = port if port is not None else free_port(host)
         self.log = log or tempfile.NamedTemporaryFile(prefix="spark-lance-connect-", suffix=".log", delete=False).name
-        self._command = command(self.port, host, master, {"spark.driver.host": host, **(conf or {})})
+        self._command = command(self.port, host, master, {"spark.driver.host": host, **(conf or {})}, jars)
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -144,9 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     parser.add_argument("--conf", type=_conf_pair, action="append", default=[], metavar="KEY=VALUE",
                         help="a Spark setting for the server, repeatable")
+    parser.add_argument("--jars", default="", help="more jars for the server, comma-separated (e.g. hadoop-aws for s3a)")
     parser.add_argument("--print-command", action="store_true", help="print the spark-submit command and exit")
     args = parser.parse_args(argv)
-    cmd = command(args.port, args.host, args.master, {"spark.driver.host": args.host, **dict(args.conf)})
+    cmd = command(args.port, args.host, args.master, {"spark.driver.host": args.host, **dict(args.conf)},
+                  [j for j in args.jars.split(",") if j])
     if args.print_command:
         print(shlex.join(cmd))
         return 0

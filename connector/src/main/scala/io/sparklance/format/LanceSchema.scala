@@ -6,6 +6,7 @@ import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision, TimeUnit
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 // Spec: lance-format/lance protos/file.proto `Field` and docs/src/format/table/schema.md.
 // A Lance schema is a flat, depth-first pre-order list of fields linked by parent ids; this
@@ -59,14 +60,14 @@ final case class LanceField(
     val meta = if (metadata.isEmpty) null else metadata.asJava
     if (LanceField.isFixedSizeListOfLists(logicalType)) {
       val (item, n) = LanceField.fixedSizeListItem(logicalType, where, name)
-      return new Field(name, new FieldType(nullable, new ArrowType.FixedSizeList(n), null, meta), java.util.List.of(item))
+      return new Field(name, new FieldType(nullable, new ArrowType.FixedSizeList(n), null, meta), java.util.Collections.singletonList(item))
     }
     LogicalType.parse(logicalType, where, name) match {
       case LogicalType.Plain(t) =>
         new Field(name, new FieldType(nullable, t, null, meta), arrowChildren.asJava)
       case LogicalType.FixedSizeList(item, n) =>
         val itemField = new Field("item", FieldType.nullable(item), java.util.Collections.emptyList[Field]())
-        new Field(name, new FieldType(nullable, new ArrowType.FixedSizeList(n), null, meta), java.util.List.of(itemField))
+        new Field(name, new FieldType(nullable, new ArrowType.FixedSizeList(n), null, meta), java.util.Collections.singletonList(itemField))
     }
   }
 }
@@ -90,7 +91,7 @@ object LanceField {
     val item =
       if (itemType.startsWith("fixed_size_list:")) {
         val (inner, m) = fixedSizeListItem(itemType, where, name)
-        new Field("item", FieldType.nullable(new ArrowType.FixedSizeList(m)), java.util.List.of(inner))
+        new Field("item", FieldType.nullable(new ArrowType.FixedSizeList(m)), java.util.Collections.singletonList(inner))
       } else LogicalType.parse(itemType, where, name) match {
         case LogicalType.Plain(t) => new Field("item", FieldType.nullable(t), java.util.Collections.emptyList[Field]())
         case _ => throw Errors.unsupported(s"logical type '$lt' of field '$name'", where)

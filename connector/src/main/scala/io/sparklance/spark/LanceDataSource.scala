@@ -2,6 +2,8 @@ package io.sparklance.spark
 
 import java.util
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
@@ -39,7 +41,7 @@ final class LanceDataSource extends TableProvider with CreatableRelationProvider
     LanceSparkException.boundary(cachedLoad(properties))
 
   private def cachedLoad(options: util.Map[String, String]): LanceTable = {
-    val key = options.asScala
+    val key = options.asScala.toMap
     loaded.collect { case (k, t) if k == key => t }.getOrElse {
       val t = LanceTable.open(new CaseInsensitiveStringMap(options))
       loaded = Some(key -> t)
@@ -55,8 +57,4 @@ final class LanceDataSource extends TableProvider with CreatableRelationProvider
 
   override def createRelation(sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation =
     LanceSparkException.boundary(LanceSave.run(sqlContext, mode, parameters, data))
-
-  private implicit class AsScala(m: util.Map[String, String]) {
-    def asScala: Map[String, String] = scala.jdk.CollectionConverters.MapHasAsScala(m).asScala.toMap
-  }
 }

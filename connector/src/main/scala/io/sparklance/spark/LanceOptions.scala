@@ -4,6 +4,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.table.{BasePaths, BlobMode, Refs, SplitSizing, VersionSpec}
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 /**
  * Read options, parsed and checked once (like Spark's ParquetOptions). Unknown keys are

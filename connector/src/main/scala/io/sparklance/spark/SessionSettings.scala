@@ -3,6 +3,7 @@ package io.sparklance.spark
 import org.apache.spark.sql.SparkSession
 
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 /** The connector's own session settings (`spark.sql.lance.*`), parsed where they are read; a bad value is named (LANCE_INVALID_OPTION). */
 object SessionSettings {

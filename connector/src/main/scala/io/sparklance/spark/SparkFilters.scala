@@ -7,6 +7,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import io.sparklance.table.expr.Expr
+import io.sparklance.util.ScalaCompat._
 
 // Translates Spark's pushed filters into the table layer's expressions, on top-level
 // columns only, with literals in the expression language's forms (integers and dates as

@@ -11,6 +11,7 @@ import org.apache.spark.sql.types._
 import io.sparklance.format.{LanceField, LanceSchema, LogicalType}
 import io.sparklance.spark.compat.SparkTime
 import io.sparklance.table.MetadataColumn
+import io.sparklance.util.ScalaCompat._
 import io.sparklance.util.{Errors, Json, LanceException}
 
 // The schema a Spark DataFrame is written with: the inverse of SparkArrow's read mapping.
@@ -144,7 +145,7 @@ object WriteSchema {
             case _: ArrowType.Int | _: ArrowType.FloatingPoint =>
               // Lance records no item nullability for fixed-size lists: their items read as nullable.
               val item = new Field("item", FieldType.nullable(f.getChildren.get(0).getType), java.util.Collections.emptyList[Field]())
-              new Field(f.getName, new FieldType(f.isNullable, new ArrowType.FixedSizeList(n), null), java.util.List.of(item))
+              new Field(f.getName, new FieldType(f.isNullable, new ArrowType.FixedSizeList(n), null), java.util.Collections.singletonList(item))
             case _ => throw mismatch(Some("an array of fixed-width numbers"))
           }
           case _ => throw mismatch(Some("an array of fixed-width numbers"))
@@ -242,11 +243,11 @@ object WriteSchema {
     val at = if (path.isEmpty) column else s"$column.$path"
     lazy val children: java.util.List[Field] = dt match {
       case s: StructType => s.fields.map(f => field(f, s"$at.${f.name}", where)).toSeq.asJava
-      case a: ArrayType => java.util.List.of(node("item", a.elementType, a.containsNull, declared, sub(path, "element"), column, where))
+      case a: ArrayType => java.util.Collections.singletonList(node("item", a.elementType, a.containsNull, declared, sub(path, "element"), column, where))
       case m: MapType =>
         val key = node("key", m.keyType, false, declared, sub(path, "key"), column, where)
         val value = node("value", m.valueType, m.valueContainsNull, declared, sub(path, "value"), column, where)
-        java.util.List.of(new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.List.of(key, value)))
+        java.util.Collections.singletonList(new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.List.of(key, value)))
       case _ => java.util.Collections.emptyList[Field]()
     }
     declared.get(path) match {

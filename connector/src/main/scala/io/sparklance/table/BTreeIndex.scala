@@ -7,6 +7,7 @@ import org.apache.arrow.vector.{BigIntVector, FieldVector, UInt4Vector, UInt8Vec
 
 import io.sparklance.storage.ObjectStore
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 // Spec: lance-format/lance docs/src/format/table/index/scalar/btree.md and
 // rust/lance-index/src/scalar/btree.rs (BTreeLookup, read_page). A BTREE index is two

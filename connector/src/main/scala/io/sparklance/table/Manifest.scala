@@ -3,6 +3,7 @@ package io.sparklance.table
 import java.time.Instant
 
 import io.sparklance.format.{FileVersion, LanceSchema}
+import io.sparklance.util.ScalaCompat._
 
 // Spec: lance-format/lance protos/table.proto (Manifest, DataFragment, DataFile,
 // DeletionFile, BasePath) and docs/src/format/table/index.md. Plain Scala views of one
@@ -95,7 +96,7 @@ final case class IndexMetadata(
     kind: String,
     baseId: Option[Int],
     fileSizes: Map[String, Long] = Map.empty,
-    details: scala.collection.immutable.ArraySeq[Byte] = scala.collection.immutable.ArraySeq.empty,
+    details: ArraySeq[Byte] = ArraySeq.empty,
     indexVersion: Option[Int] = None,
     createdAt: Option[Long] = None)
 

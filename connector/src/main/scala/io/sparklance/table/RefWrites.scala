@@ -6,6 +6,7 @@ import java.util.UUID
 
 import io.sparklance.storage.{ObjectStore, Paths, PutResult}
 import io.sparklance.table.commit.{Operation, TableCommitter}
+import io.sparklance.util.ScalaCompat._
 import io.sparklance.util.{Errors, LanceException}
 
 // Spec: lance-format/lance docs/src/format/table/branch_tag.md and rust/lance/src/dataset/refs.rs

@@ -5,6 +5,8 @@ import java.nio.file.Files
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparklance.util.ScalaCompat._
+
 /** Every error class has a SQLSTATE of its own, and a class not in the table its family's. */
 class ErrorStatesSuite extends AnyFunSuite {
 

@@ -10,6 +10,7 @@ package io.sparklance.format.encoding
 
 import io.sparklance.format.FileVersion
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 /** Byte-stream-split preference (`lance-encoding:bss`); it only applies when general compression is asked for. */
 sealed abstract class BssMode(val sensitivity: Double)

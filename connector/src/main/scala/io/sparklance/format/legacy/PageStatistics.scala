@@ -1,11 +1,11 @@
 package io.sparklance.format.legacy
 
-import scala.collection.immutable.ArraySeq
 
 import org.apache.arrow.vector.types.FloatingPointPrecision
 import org.apache.arrow.vector.types.pojo.ArrowType
 
 import io.sparklance.format.{LanceField, LogicalType}
+import io.sparklance.util.ScalaCompat._
 import io.sparklance.util.{Errors, UnsupportedFeatureException}
 
 // Spec: lancedb.github.io/lance/format.html, section "Statistics" (statistic values,

@@ -1,6 +1,7 @@
 package io.sparklance.format.v21
 
 import io.sparklance.format.layout.PageLayout
+import io.sparklance.util.ScalaCompat._
 import io.sparklance.util.{Bytes, Errors}
 
 // Spec: lance-format/lance docs/src/format/file/encoding.md ("Mini-block page layout") and
@@ -145,7 +146,7 @@ final class MiniBlockPage(buffers: IndexedSeq[Bytes], data: io.sparklance.format
         visible
       }
     if (numValues < 0 || numValues > Int.MaxValue) throw Errors.corrupt(where, s"chunk $chunk holds $numValues values")
-    val rawValues = valueDecoder.decode(scala.collection.immutable.ArraySeq.unsafeWrapArray(valueBuffers), numValues.toInt, cw)
+    val rawValues = valueDecoder.decode(ArraySeq.unsafeWrapArray(valueBuffers), numValues.toInt, cw)
     if (rawValues.count != numValues)
       throw Errors.corrupt(where, s"chunk $chunk decoded ${rawValues.count} values, expected $numValues")
     if (numValues != valuesHint)

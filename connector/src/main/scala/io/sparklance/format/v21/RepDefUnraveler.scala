@@ -11,6 +11,7 @@ import io.sparklance.format.LanceField
 import io.sparklance.format.encoding.{BitCopy, DecodedValues}
 import io.sparklance.format.layout.RepDefLayer
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 // Spec: lance-format/lance docs/src/format/file/encoding.md ("Repetition and definition
 // levels"). In 2.1+ files a nested field is stored as its leaves; every leaf carries, per

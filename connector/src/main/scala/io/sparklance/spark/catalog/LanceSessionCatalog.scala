@@ -14,6 +14,7 @@ import io.sparklance.spark.{LanceSparkException, LanceTable}
 import io.sparklance.spark.procedures.ServesLanceProcedures
 import io.sparklance.storage.Paths
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 /**
  * Lance tables in Spark's own session catalog (`spark_catalog`), as Delta's DeltaCatalog does

@@ -15,6 +15,7 @@ import io.sparklance.spark.write.{LanceSave, LanceWriteOptions, WriteMode, Write
 import io.sparklance.storage.ObjectStoreFactory
 import io.sparklance.table.commit.{CommitRequest, NewTable, Operation, TableCommitter}
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 // What every catalog does with Lance tables, whatever records the names (the session catalog's
 // metastore, or the folders under a LanceCatalog's warehouse): open a table at a version,

@@ -1,7 +1,7 @@
 package io.sparklance.spark.dml
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Attribute, DynamicPruningSubquery, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.planning.ExtractEquiJoinKeys
 import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, LogicalPlan, WriteDelta}
@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 
 import io.sparklance.spark.{SessionSettings, SparkFilters}
+import io.sparklance.spark.compat.DynamicPruning
 import io.sparklance.table.{BTreeIndex, BitmapIndex, ZoneMapIndex}
 
 /**
@@ -64,7 +65,7 @@ final case class SourceKeyPruning(session: SparkSession) extends Rule[LogicalPla
         if (built.stats.sizeInBytes > BigInt(maxSourceBytes)) None
         else {
           val i = key.get
-          val filter = DynamicPruningSubquery(targetKeys(i), built, Seq(sourceKeys(i)), Seq(0), onlyInBroadcast = false)
+          val filter = DynamicPruning.filter(targetKeys(i), built, sourceKeys(i))
           val narrowed: LogicalPlan => LogicalPlan = _.transformUp { case r if r eq relation => Filter(filter, r) }
           Some(if (onLeft) join.copy(left = narrowed(left)) else join.copy(right = narrowed(right)))
         }

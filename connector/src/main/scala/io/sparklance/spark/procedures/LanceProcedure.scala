@@ -44,7 +44,7 @@ abstract class LanceProcedure(context: ProcedureContext) extends UnboundProcedur
       override def readSchema(): StructType = output
       override def description(): String = s"LanceProcedureResult ${name()}"
     }
-    java.util.List.of(scan).iterator()
+    java.util.Collections.singletonList(scan).iterator()
   }
 }
 

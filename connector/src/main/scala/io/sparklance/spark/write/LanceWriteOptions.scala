@@ -10,6 +10,7 @@ import io.sparklance.format.FileVersion
 import io.sparklance.spark.LanceOptions
 import io.sparklance.table.commit.AppTransaction
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 // Write options, parsed and checked once on the driver before anything is written. The names
 // are ours (Delta's for the idempotent pair); the snake_case names pylance's write_dataset and

@@ -1,6 +1,7 @@
 package io.sparklance.table.commit
 
 import io.sparklance.table.commit.Operation._
+import io.sparklance.util.ScalaCompat._
 
 // Spec: lance-format/lance rust/lance/src/io/commit/conflict_resolver.rs, as of commit 01dd0bc
 // (newer than the July 2026 mirror 5ba1e20: it adds DataOverlay, the nullability pre-check and

@@ -7,6 +7,7 @@ import io.sparklance.table.{BasePath, BasePaths, FeatureFlags, Fragment, Manifes
 import io.sparklance.table.commit.Operation.{Append, Clone, CreateIndex, Delete, Merge, Overwrite, Project, ReserveFragments, Restore, Rewrite, Update, UpdateBases, UpdateConfig}
 import io.sparklance.table.proto.{ManifestCodec, ManifestMessage, RowIdCodec}
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 // Spec: lance-format/lance rust/lance/src/dataset/transaction.rs (Transaction::build_manifest,
 // assign_row_ids), rust/lance-table/src/format/manifest.rs (new_from_previous,

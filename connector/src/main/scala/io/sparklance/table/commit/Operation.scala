@@ -2,6 +2,7 @@ package io.sparklance.table.commit
 
 import io.sparklance.format.LanceSchema
 import io.sparklance.table.{BasePath, Fragment, IndexMetadata}
+import io.sparklance.util.ScalaCompat._
 
 // Spec: protos/lance/transaction.proto and lance-format/lance rust/lance/src/dataset/transaction.rs
 // (Operation). What one Lance transaction did. Append and Overwrite are what this project
@@ -63,7 +64,7 @@ object Operation {
    * fields, dataset version) with new files, `details` (the details message's value) and
    * `indexVersion`, covering the rewritten groups' new fragments (transaction.proto, RewrittenIndex).
    */
-  final case class RewrittenIndex(oldId: String, newId: String, kind: String, details: scala.collection.immutable.ArraySeq[Byte],
+  final case class RewrittenIndex(oldId: String, newId: String, kind: String, details: ArraySeq[Byte],
       indexVersion: Int, fileSizes: Map[String, Long])
   final case class RewriteGroup(oldFragments: IndexedSeq[Fragment], newFragments: IndexedSeq[Fragment]) {
     def oldFragmentIds: IndexedSeq[Long] = oldFragments.map(_.id)

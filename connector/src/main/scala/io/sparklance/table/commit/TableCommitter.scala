@@ -12,6 +12,7 @@ import io.sparklance.storage.{ObjectStore, Paths, PutResult}
 import io.sparklance.table.{Manifest, ManifestFile, ManifestNaming, Snapshot}
 import io.sparklance.table.commit.Operation.{Append, CreateIndex, Delete, Merge, Overwrite, Project, ReserveFragments, Restore, Rewrite, Update, UpdateBases, UpdateConfig}
 import io.sparklance.table.proto.TransactionCodec
+import io.sparklance.util.ScalaCompat._
 import io.sparklance.util.{Bytes, Errors, NotFoundException, NothingWrittenException}
 
 // Spec: lance-format/lance rust/lance/src/io/commit.rs (commit_transaction: load the

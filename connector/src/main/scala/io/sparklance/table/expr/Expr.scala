@@ -1,5 +1,7 @@
 package io.sparklance.table.expr
 
+import io.sparklance.util.ScalaCompat._
+
 // The table layer's own predicate language (after Apache Iceberg's expressions): what a
 // query engine pushes down, bound to top-level columns by name, so that statistics (zone
 // maps, page statistics) can decide which rows may match. Evaluation here is only ever
@@ -25,7 +27,7 @@ object Expr {
      */
     private[expr] lazy val ordered: Option[IndexedSeq[Any]] =
       if (values.forall(_.isInstanceOf[Long])) Some(values.map(_.asInstanceOf[Long]).sorted.toIndexedSeq)
-      else if (values.forall { case d: Double => !d.isNaN; case _ => false }) Some(values.map(_.asInstanceOf[Double]).sorted(Ordering.Double.TotalOrdering).toIndexedSeq)
+      else if (values.forall { case d: Double => !d.isNaN; case _ => false }) Some(values.map(_.asInstanceOf[Double]).sorted(DoubleTotalOrdering).toIndexedSeq)
       else if (values.forall(_.isInstanceOf[String])) Some(values.map(_.asInstanceOf[String]).sorted(StringOrder.ordering).toIndexedSeq)
       else None
   }

@@ -6,6 +6,7 @@ import scala.util.control.NonFatal
 
 import io.sparklance.storage.{ObjectStore, Paths}
 import io.sparklance.table.Manifest
+import io.sparklance.util.ScalaCompat._
 
 // Spec: lance-format/lance rust/lance/src/dataset/cleanup.rs (auto_cleanup_hook,
 // build_cleanup_policy) and rust/lance/src/io/commit.rs (run after a successful commit, its

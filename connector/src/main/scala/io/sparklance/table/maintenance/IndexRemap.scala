@@ -17,6 +17,7 @@ import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.{CommitRequest, TableCommitter}
 import io.sparklance.table.commit.Operation.{ReserveFragments, RewriteGroup, RewrittenIndex}
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 // Spec: lance-format/lance rust/lance/src/dataset/optimize.rs (commit_compaction with
 // defer_index_remap false: the old-to-new row address map of the rewritten groups, then
@@ -48,7 +49,7 @@ object AddressMap {
   def apply(store: ObjectStore, locations: FileLocations, groups: Seq[RewriteGroup]): AddressMap = {
     val moved = Map.newBuilder[Long, Array[Long]]
     groups.foreach { g =>
-      val targets = g.newFragments.iterator.flatMap(f => Iterator.range(0L, f.physicalRows).map(o => (f.id << 32) | o))
+      val targets = g.newFragments.iterator.flatMap(f => (0L until f.physicalRows).iterator.map(o => (f.id << 32) | o))
       g.oldFragments.foreach { f =>
         val deleted = f.deletionFile.map(d => DeletionVector.read(store, locations.deletionFile(f.id, d), d.fileType, f.id, f.physicalRows))
         moved += f.id -> Array.tabulate(f.physicalRows.toInt) { o =>

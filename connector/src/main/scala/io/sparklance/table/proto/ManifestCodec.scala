@@ -9,6 +9,7 @@ import com.google.protobuf.{ByteString, InvalidProtocolBufferException}
 import io.sparklance.format.proto.FileMetadataCodec
 import io.sparklance.storage.Paths
 import io.sparklance.table._
+import io.sparklance.util.ScalaCompat._
 import io.sparklance.util.{Bytes, Errors}
 
 // Spec: protos/lance/table.proto (Manifest, DataFragment, DataFile, DeletionFile,
@@ -77,7 +78,7 @@ object ManifestCodec {
     val sizes = i.getFilesList.asScala.iterator.filter(_.getSizeBytes > 0).map(f => f.getPath -> f.getSizeBytes).toMap
     IndexMetadata(uuid, i.getName, i.getFieldsList.asScala.map(_.intValue).toIndexedSeq, i.getDatasetVersion, fragments,
       i.getIndexDetails.getTypeUrl.split('.').last, if (i.hasBaseId) Some(i.getBaseId) else None, sizes,
-      scala.collection.immutable.ArraySeq.unsafeWrapArray(i.getIndexDetails.getValue.toByteArray),
+      ArraySeq.unsafeWrapArray(i.getIndexDetails.getValue.toByteArray),
       if (i.hasIndexVersion) Some(i.getIndexVersion) else None, if (i.hasCreatedAt) Some(i.getCreatedAt) else None)
   }
 
@@ -162,7 +163,7 @@ object ManifestCodec {
       val raw = m.message.indexSection.toSeq.flatMap(_.getIndicesList.asScala)
       if (raw.length != m.indices.length || indices.map(_.uuid) != m.indices.map(_.uuid))
         throw new IllegalStateException(s"version ${m.version}: the indices to re-cover are not the version's own")
-      val messages = raw.lazyZip(m.indices).lazyZip(indices).map { (r, old, now) =>
+      val messages = raw.zip(m.indices).zip(indices).map { case ((r, old), now) =>
         if (old.fragments == now.fragments) r
         else now.fragments.fold(r.toBuilder.clearFragmentBitmap())(f => r.toBuilder.setFragmentBitmap(bitmapBytes(f))).build()
       }

@@ -8,6 +8,7 @@ import io.sparklance.format.proto.FileMetadataCodec
 import io.sparklance.table.BasePath
 import io.sparklance.table.commit.{KeyExistenceFilter, Operation, Transaction}
 import io.sparklance.table.commit.Operation._
+import io.sparklance.util.ScalaCompat._
 import io.sparklance.util.{Bytes, Errors}
 
 // Spec: protos/lance/transaction.proto and lance-format/lance rust/lance/src/dataset/transaction.rs
@@ -32,7 +33,7 @@ object TransactionCodec {
 
   private def rewrittenIndex(r: Pb.Rewrite.RewrittenIndex, where: String): RewrittenIndex =
     RewrittenIndex(ManifestCodec.uuidOf(r.getOldId, "a rewritten index", where), ManifestCodec.uuidOf(r.getNewId, "a rewritten index", where),
-      r.getNewIndexDetails.getTypeUrl.split('.').last, scala.collection.immutable.ArraySeq.unsafeWrapArray(r.getNewIndexDetails.getValue.toByteArray),
+      r.getNewIndexDetails.getTypeUrl.split('.').last, ArraySeq.unsafeWrapArray(r.getNewIndexDetails.getValue.toByteArray),
       r.getNewIndexVersion, r.getNewIndexFilesList.asScala.iterator.filter(_.getSizeBytes > 0).map(f => f.getPath -> f.getSizeBytes).toMap)
 
   private def encodeRewrittenIndex(r: RewrittenIndex): Pb.Rewrite.RewrittenIndex = {
@@ -45,7 +46,7 @@ object TransactionCodec {
   private def ids(xs: java.util.List[java.lang.Long]) = xs.asScala.map(_.longValue).toIndexedSeq
 
   private def shards(ss: java.util.List[TableProtos.CompactedSsTable]) =
-    ss.asScala.map(s => java.util.HexFormat.of().formatHex(s.getShardId.getUuid.toByteArray) -> s.getGeneration).toIndexedSeq
+    ss.asScala.map(s => s.getShardId.getUuid.toByteArray.map(b => f"${b & 0xff}%02x").mkString -> s.getGeneration).toIndexedSeq
 
   /** A merge-insert's inserted keys; a bloom bitset whose size disagrees with its bit count is refused. */
   private def keyFilter(f: Pb.KeyExistenceFilter, where: String): KeyExistenceFilter = {

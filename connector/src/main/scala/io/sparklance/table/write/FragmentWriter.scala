@@ -62,7 +62,7 @@ object FragmentWriterOptions {
 final class FragmentWriter(store: ObjectStore, root: String, schema: LanceSchema, options: FragmentWriterOptions,
     zoneMaps: Option[ZoneMapBuilder] = None, firstTarget: Int = 0) {
   private val targets = if (options.targets.isEmpty) IndexedSeq(FileTarget(None, Paths.join(root, FragmentWriter.DataDir))) else options.targets
-  private var nextTarget = math.floorMod(firstTarget, targets.length)
+  private var nextTarget = java.lang.Math.floorMod(firstTarget, targets.length)
   private val where = s"the data files written under ${Paths.join(root, FragmentWriter.DataDir)}"
   private val (major, minor) = FileVersion.dataFileVersion(options.file.version)
 

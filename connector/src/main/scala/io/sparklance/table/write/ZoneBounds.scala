@@ -1,6 +1,5 @@
 package io.sparklance.table.write
 
-import scala.collection.immutable.ArraySeq
 
 import org.apache.arrow.memory.ArrowBuf
 import org.apache.arrow.memory.util.Float16
@@ -9,6 +8,7 @@ import org.apache.arrow.vector.types.FloatingPointPrecision
 import org.apache.arrow.vector.types.pojo.ArrowType
 
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 // Spec: rust/arrow-stats/src/lib.rs (StatisticsAccumulator, find_min_max) and
 // rust/lance-index/src/scalar/zonemap.rs (ZoneMapProcessor), which pylance 14 uses for a

@@ -1,12 +1,12 @@
 package io.sparklance.table.write
 
-import scala.collection.immutable.ArraySeq
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.util.Errors
+import io.sparklance.util.ScalaCompat._
 
 // Spec: rust/lance-index/src/scalar/zoned.rs (ZoneTrainer) and zonemap.rs (ZoneMapSeedWriter,
 // which computes the same zones while pylance 14 writes a data file). A zone map splits each
@@ -96,7 +96,7 @@ final class ZoneMapBuilder(val targets: IndexedSeq[ZoneMapTarget]) {
     def finishFragment(): ColumnZones = {
       if (zoneRows > 0) closeZone()
       val bytes =
-        if (nullRows.isEmpty) ArraySeq.empty[Byte]
+        if (nullRows.isEmpty) ArraySeq.unsafeWrapArray(Array.emptyByteArray)
         else {
           // Run containers where they are smaller, as the Rust roaring crate serializes.
           nullRows.runOptimize()

@@ -3,7 +3,6 @@ package io.sparklance.table.write
 import java.nio.ByteBuffer
 import java.util.UUID
 
-import scala.collection.immutable.ArraySeq
 import scala.jdk.CollectionConverters._
 
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
@@ -17,6 +16,7 @@ import io.sparklance.storage.{ObjectStore, Paths}
 import io.sparklance.table._
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
 import io.sparklance.table.proto.ZoneMapDetailsCodec
+import io.sparklance.util.ScalaCompat._
 import io.sparklance.util.{CommitConflictException, Errors}
 
 // Spec: rust/lance-index/src/scalar/zonemap.rs (ZoneMapIndex::update, ZoneMapIndexBuilder::

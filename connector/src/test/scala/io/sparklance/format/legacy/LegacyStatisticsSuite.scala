@@ -3,7 +3,6 @@ package io.sparklance.format.legacy
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 
-import scala.collection.immutable.ArraySeq
 import scala.jdk.CollectionConverters._
 
 import org.apache.arrow.memory.RootAllocator
@@ -14,6 +13,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format.LanceField
 import io.sparklance.testutil.Golden
+import io.sparklance.util.ScalaCompat._
 
 /**
  * The page statistics pylance's legacy writer stores, against the values pylance reads back

@@ -12,6 +12,7 @@ import io.sparklance.table.{Manifest, ManifestFile, RefWrites, Refs, Snapshot}
 import io.sparklance.table.commit.Operation
 import io.sparklance.table.proto.TransactionCodec
 import io.sparklance.testutil.{CatalogTables, PylanceScript}
+import io.sparklance.util.ScalaCompat._
 import io.sparklance.util.{Bytes, Json}
 
 /**

@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.AtomicInteger
 
 import org.apache.hadoop.fs.{CreateFlag, FSDataOutputStream, FSDataOutputStreamBuilder, FileAlreadyExistsException, Path}
 
+import io.sparklance.util.ScalaCompat._
+
 /**
  * Local files under the scheme `faulty:` that commit as S3A does (the conditional-create
  * capability, so the store takes [[ConditionalWrites]]) and whose writes fail as a network

@@ -7,6 +7,7 @@ import io.sparklance.format.{LanceField, LanceSchema}
 import io.sparklance.table.{BasePath, Fragment, IndexMetadata}
 import io.sparklance.table.commit.Operation._
 import io.sparklance.table.commit.Verdict._
+import io.sparklance.util.ScalaCompat._
 
 /** Lance's conflict rules (conflict_resolver.rs at 01dd0bc), one test per operation being committed. */
 class ConflictRulesSuite extends AnyFunSuite {
@@ -135,7 +136,7 @@ class ConflictRulesSuite extends AnyFunSuite {
     // another index dropped passes.
     val old = index("id_idx", Seq(0), Some(Seq(5)))
     val remapping = rewrite(1).copy(rewrittenIndices = IndexedSeq(RewrittenIndex(old.uuid, "00000000-0000-0000-0000-000000000002",
-      "BTreeIndexDetails", scala.collection.immutable.ArraySeq.empty, 0, Map.empty)))
+      "BTreeIndexDetails", ArraySeq.empty, 0, Map.empty)))
     val drop = CreateIndex(IndexedSeq.empty, IndexedSeq(old))
     assert(retryable(ConflictRules.check(remapping, drop)) && retryable(ConflictRules.check(drop, remapping)))
     val other = CreateIndex(IndexedSeq.empty, IndexedSeq(old.copy(uuid = "00000000-0000-0000-0000-000000000003")))

@@ -4,7 +4,6 @@ import java.io.File
 import java.nio.file.Files
 import java.time.Instant
 
-import scala.collection.immutable.ArraySeq
 
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -16,6 +15,7 @@ import io.sparklance.table.commit.Operation.{Append, CreateIndex, Overwrite, Res
 import io.sparklance.table.proto.{ManifestCodec, RowIdCodec, RowVersionCodec, TransactionCodec}
 import io.sparklance.table.write.MovedRows
 import io.sparklance.testutil.{CommitFixtures, Golden}
+import io.sparklance.util.ScalaCompat._
 import io.sparklance.util.{Bytes, LanceException}
 
 /** The pure next-manifest function: what a transaction makes of the version it builds on. */
@@ -166,7 +166,7 @@ class NextManifestSuite extends AnyFunSuite {
     // transaction.rs build_manifest, Update: prune_updated_fields_from_indices.
     def index(uuid: Int, name: String, field: Int) = IndexMetadata(f"00000000-0000-0000-0000-$uuid%012d", name, IndexedSeq(field), 1,
       Some(RoaringBitmap.bitmapOf(0, 1, 2)), "ZoneMapIndexDetails", None, Map("zonemap.lance" -> 10L),
-      scala.collection.immutable.ArraySeq[Byte](8, 100), Some(0), Some(1764000000000L))
+      ArraySeq[Byte](8, 100), Some(0), Some(1764000000000L))
     val base = create(stable = false, frag(10), frag(10), frag(10))
     val indexed = roundTrip(NextManifest(Some(base), Transaction(1, "u", CreateIndex(IndexedSeq(index(1, "id_idx", 0), index(2, "s_idx", 1)),
       IndexedSeq.empty)), ctx()))

@@ -17,6 +17,7 @@ import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.Fragment
 import io.sparklance.testutil.{ArrowData, Golden, PylanceFiles}
 import io.sparklance.util.LanceException
+import io.sparklance.util.ScalaCompat._
 
 /** Data files as a write lays them out: names, rolling by rows and by bytes, fragment metadata, abort. */
 class FragmentWriterSuite extends AnyFunSuite {

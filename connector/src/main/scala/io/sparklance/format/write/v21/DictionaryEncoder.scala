@@ -2,6 +2,7 @@ package io.sparklance.format.write.v21
 
 import io.sparklance.format.encoding.{DecodedValues, FixedWidthValues, VariableData, VariableDataBuilder}
 import io.sparklance.util.LittleEndian
+import io.sparklance.util.ScalaCompat._
 
 // Spec: rust/lance-encoding/src/encodings/logical/primitive.rs (should_dictionary_encode,
 // sample_unique_ratio) and primitive/dict.rs (dictionary_encode), Lance 9.0. A page of strings,
