@@ -113,3 +113,20 @@ def test_a_broken_stream_never_fails_the_operation(any_spark, tmp_path, caplog):
     assert len(lance.dataset(str(tmp_path / "b.lance")).get_fragments()) == 1
     assert [r.message for r in caplog.records if r.name == "pyspark_lance.progress"] == \
         ["the progress bar stopped drawing: stream closed"]
+
+
+def test_a_terminal_gets_one_line_redrawn_in_place():
+    from pyspark_lance.progress import _Renderer
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = Terminal()
+    bar = _Renderer(out)
+    bar.show("stage 1: 1/4 tasks (25%)")
+    bar.show("stage 1: 1/4 tasks (25%)")  # unchanged: not drawn again
+    bar.show("stage 1: 4/4 tasks (100%)")
+    bar.show("done", final=True)
+    # Each draw returns to the line's start and pads over the longer line it replaces; the last ends the line.
+    assert out.getvalue() == "\rstage 1: 1/4 tasks (25%)\rstage 1: 4/4 tasks (100%)\rdone" + " " * 21 + "\n"
