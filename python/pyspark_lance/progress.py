@@ -145,6 +145,8 @@ class _Tracker:
         done, total = sum(s.done for s in stages), sum(s.total for s in stages)
         if failed is not None:
             text = f"failed after {len(stages)} stages, {done}/{total} tasks: {type(failed).__name__}"
+        elif not stages and self.reports_may_lag:
+            text = "done: the server reported no running stage"
         elif not stages:
             text = "done: no Spark job ran"
         else:
@@ -235,7 +237,7 @@ class _ConnectHandler:
 
 # How often a Connect server reports a running operation's stages (a session conf). The server
 # sends no report when an operation ends before the first one is due, so the block asks for one
-# every 100 ms at most: with the default (seconds), a short compaction would show nothing.
+# every 50 ms at most: with the default (seconds), a short compaction would show nothing.
 _REPORT_INTERVAL = "spark.connect.progress.reportInterval"
 
 
@@ -244,7 +246,7 @@ def _connect(spark: SparkSession, tracker: _Tracker, interval: float) -> Iterato
     handler = _ConnectHandler(tracker)
     tracker.reports_may_lag = True
     previous = spark.conf.get(_REPORT_INTERVAL, None)
-    spark.conf.set(_REPORT_INTERVAL, f"{max(1, int(min(interval, 0.1) * 1000))}ms")
+    spark.conf.set(_REPORT_INTERVAL, f"{max(1, int(min(interval, 0.05) * 1000))}ms")
     spark.registerProgressHandler(handler)  # type: ignore[arg-type]
     try:
         yield
@@ -266,8 +268,8 @@ def progress(spark: SparkSession, out: TextIO | None = None, interval: float = 0
     and at the end ``done: 2 stages, 4/4 tasks (100%)`` (or ``failed after ...`` when the block
     raised; the exception propagates unchanged). ``interval``: seconds between two polls of
     the status tracker in classic PySpark, between two reports of the server over Connect (the
-    block sets the session's ``spark.connect.progress.reportInterval`` to it, 100 ms at most, and
-    back after).
+    block sets the session's ``spark.connect.progress.reportInterval`` to it, 50 ms at most, and
+    back after; an operation shorter than that may end before the server reports it).
 
     Only the jobs the block starts are shown: in classic PySpark, those of the calling thread (the
     block's own job tag); over Connect, every operation of ``spark`` while the block runs.
