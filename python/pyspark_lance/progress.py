@@ -124,7 +124,7 @@ class _Tracker:
         self._lock = threading.Lock()
 
     def seen(self, stages: list[_Stage]) -> None:
-        changed = None
+        changed = []
         with self._lock:
             for stage in stages:
                 known = self._stages.get(stage.stage_id)
@@ -132,9 +132,10 @@ class _Tracker:
                     stage = _Stage(stage.stage_id, stage.done, stage.total, known.description)
                 if known != stage:
                     self._stages[stage.stage_id] = stage
-                    changed = stage
-        if changed is not None:
-            self._renderer.show(_line(changed))
+                    changed.append(stage)
+        # Every change is drawn, in stage order: two jobs may both end between two polls.
+        for stage in changed:
+            self._renderer.show(_line(stage))
 
     def finish(self, failed: BaseException | None) -> None:
         with self._lock:
