@@ -17,10 +17,11 @@ import pyspark
 from pyspark.sql import SparkSession
 
 from .errors import LanceError
+from .progress import progress
 from .table import LanceTable
 
 __all__ = ["configure", "session", "jar_path", "jar_info", "__version__", "SESSION_CATALOG", "PROCEDURE_CATALOG",
-           "LanceTable", "LanceError"]
+           "LanceTable", "LanceError", "progress"]
 
 #: The session catalog that creates, replaces and time-travels Lance tables by name, and hands
 #: every other table to Spark's built-in catalog.

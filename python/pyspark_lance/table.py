@@ -23,7 +23,8 @@ from typing import Any, Mapping
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.types import StructType
 
-from .errors import LanceInvalidArgumentError, translated
+from .progress import optional as _optional_progress
+from .errors import LanceInvalidArgumentError, LanceNotFoundError, _condition, translated
 
 __all__ = ["LanceTable", "LanceMergeBuilder", "Tags", "Branches", "PATH_CATALOG", "quote_identifier", "quote_string"]
 
@@ -160,6 +161,15 @@ class LanceTable:
         parts quoted with backticks may hold any character)."""
         quoted = ".".join(quote_identifier(p) for p in _split_name(name))
         table = cls(spark, _Ref(quoted, quoted, name))
+        try:
+            with translated():
+                spark.sql(f"SELECT * FROM {quoted}").schema
+        except Exception as error:
+            # Spark's own error names the table among suggestions and a stack trace: say it plainly.
+            if _condition(error) == "TABLE_OR_VIEW_NOT_FOUND":
+                raise LanceNotFoundError(f"no table {name!r} in the session's catalogs (for a table by path, use "
+                                         "LanceTable.for_path)", "TABLE_OR_VIEW_NOT_FOUND") from error
+            raise
         table.version
         return table
 
@@ -270,27 +280,37 @@ class LanceTable:
 
     def compact(self, target_rows_per_fragment: int | None = None, max_rows_per_group: int | None = None,
                 materialize_deletions: bool | None = None,
-                materialize_deletions_threshold: float | None = None) -> Row:
+                materialize_deletions_threshold: float | None = None, progress: bool = False) -> Row:
         """Rewrites small fragments (and fragments with many deleted rows) into larger ones, as
         pylance's ``compact_files``; arguments default as there. Returns the procedure's row:
-        ``fragments_removed``, ``fragments_added``, ``files_removed``, ``files_added``, ``rows``, ``version``."""
-        return self._call("compact", target_rows_per_fragment=target_rows_per_fragment,
-                          max_rows_per_group=max_rows_per_group, materialize_deletions=materialize_deletions,
-                          materialize_deletions_threshold=None if materialize_deletions_threshold is None
-                          else float(materialize_deletions_threshold))[0]
+        ``fragments_removed``, ``fragments_added``, ``files_removed``, ``files_added``, ``rows``, ``version``.
+        ``progress=True`` shows a progress bar of its Spark jobs (:func:`pyspark_lance.progress`)."""
+        with _optional_progress(self._spark, progress):
+            return self._call("compact", target_rows_per_fragment=target_rows_per_fragment,
+                              max_rows_per_group=max_rows_per_group, materialize_deletions=materialize_deletions,
+                              materialize_deletions_threshold=None if materialize_deletions_threshold is None
+                              else float(materialize_deletions_threshold))[0]
 
     def cleanup(self, older_than: str | _dt.datetime | _dt.timedelta | None = None,
-                retain_versions: int | None = None, dry_run: bool = False, override: bool = False) -> Row:
+                retain_versions: int | None = None, dry_run: bool = False, override: bool = False,
+                progress: bool = False) -> Row:
         """Removes versions older than ``older_than`` (a duration such as ``'30 days'`` or a
         timedelta, or a timestamp) and the files no kept version names; see the README's Cleanup
         section for what is kept and the 7-day floor. Returns ``versions_removed``,
-        ``files_removed``, ``bytes_removed``, ``dry_run``, ``files``."""
+        ``files_removed``, ``bytes_removed``, ``dry_run``, ``files``. ``progress=True`` shows a
+        progress bar of its Spark jobs (:func:`pyspark_lance.progress`)."""
+        if older_than is not None and not isinstance(older_than, (str, _dt.timedelta, _dt.datetime)):
+            raise TypeError(f"older_than must be a duration string such as '30 days', a timedelta or a datetime, "
+                            f"not {type(older_than).__name__} {older_than!r}")
+        if retain_versions is not None:
+            _version(retain_versions, "retain_versions")
         if isinstance(older_than, _dt.timedelta):
             older_than = f"{int(older_than.total_seconds())} seconds"
         elif isinstance(older_than, _dt.datetime):
             older_than = older_than.isoformat(sep=" ")
-        return self._call("cleanup", older_than=older_than, retain_versions=retain_versions,
-                          dry_run=bool(dry_run), override=bool(override))[0]
+        with _optional_progress(self._spark, progress):
+            return self._call("cleanup", older_than=older_than, retain_versions=retain_versions,
+                              dry_run=bool(dry_run), override=bool(override))[0]
 
     def clone(self, target: str, version: int | None = None, tag: str | None = None,
               branch: str | None = None) -> "LanceTable":
@@ -329,6 +349,9 @@ class LanceTable:
               target_alias: str = "target") -> "LanceMergeBuilder":
         """Starts a MERGE of ``source`` into this table on ``condition`` (naming the two sides by
         ``target_alias`` and ``source_alias``); add clauses, then ``execute()``."""
+        if not isinstance(source, DataFrame):
+            raise TypeError(f"the merge source must be a DataFrame, not {type(source).__name__}; "
+                            "e.g. spark.createDataFrame(rows, schema)")
         return LanceMergeBuilder(self, source, _expr(condition, "condition"), source_alias, target_alias)
 
 

@@ -8,7 +8,7 @@ import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 
 import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
 import io.sparklance.spark.write.{CommitTracking, InsertedKeyColumns, LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
-import io.sparklance.table.Snapshot
+import io.sparklance.table.{Fragment, Snapshot}
 import io.sparklance.table.commit.{KeyExistenceFilter, Operation}
 import io.sparklance.table.proto.ManifestCodec
 import io.sparklance.table.write.RowChanges
@@ -38,7 +38,15 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
   private val where = WritePlan.where(snapshot.root)
   private val tracking = new CommitTracking(where)
 
-  override def reportDriverMetrics(): Array[CustomTaskMetric] = tracking.driverMetrics
+  // The rows, files and bytes written are counted here, from the fragments the tasks returned:
+  // a task's metrics are read before its commit, and a delta writer learns only at its commit
+  // that its rows ended (no writeAll), so it finishes its last file after Spark has read them.
+  private var written: Seq[Fragment] = Nil
+
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = tracking.driverMetrics ++ Array(
+    LanceMetrics.task(LanceMetrics.RowsWritten, written.map(_.physicalRows).sum),
+    LanceMetrics.task(LanceMetrics.FilesWritten, written.map(_.files.length).sum),
+    LanceMetrics.task(LanceMetrics.BytesWritten, written.flatMap(_.files).map(_.fileSizeBytes).sum))
 
   /**
    * The table has an unenforced primary key: a MERGE records the keys it inserted when its ON
@@ -55,6 +63,7 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
   override def commit(messages: Array[WriterCommitMessage]): Unit = LanceSparkException.boundary {
     val ms = messages.iterator.collect { case m: DeltaCommitMessage => m }.toIndexedSeq
     val written = ms.flatMap(_.fragments)
+    this.written = written
     val deleted = DeltaCommitMessage.union(ms.iterator.flatMap(_.deleted))
     if (deleted.isEmpty && written.isEmpty) logInfo(s"$where: the ${command.name()} changed no row; nothing is committed")
     else {

@@ -3,7 +3,6 @@ package io.sparklance.spark.dml
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
 import org.roaringbitmap.RoaringBitmap
 
@@ -97,12 +96,6 @@ final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory], keepRowIds: B
   }
 
   override def abort(): Unit = { written.foreach(_.abort()); moved.foreach(_.abort()) }
-
-  override def currentMetricsValues(): Array[CustomTaskMetric] = {
-    val all = (written ++ moved).map(_.currentMetricsValues())
-    if (all.isEmpty) Array.empty
-    else all.reduce((a, b) => a.zip(b).map { case (x, y) => io.sparklance.spark.LanceMetrics.task(x.name(), x.value() + y.value()) })
-  }
 
   override def close(): Unit = { written.foreach(_.close()); moved.foreach(_.close()) }
 }

@@ -23,6 +23,8 @@ object CleanupJobs extends Logging {
   def run(table: LanceTable, policy: CleanupPolicy, dryRun: Boolean): CleanupResult = {
     val name = table.name()
     val sc = SparkSession.active.sparkContext
+    // The caller's own job description comes back when the procedure ends (a notebook may have set one).
+    val callersDescription = sc.getLocalProperty("spark.job.description")
     val started = System.nanoTime()
     def log(line: String): Unit = logInfo(s"cleanup of $name: $line (at ${(System.nanoTime() - started) / 1000000} ms)")
     try {
@@ -41,6 +43,6 @@ object CleanupJobs extends Logging {
             .foldLeft(Deletions.Empty)(_ + _)
         }, log)
       }
-    } finally sc.setJobDescription(null)
+    } finally sc.setJobDescription(callersDescription)
   }
 }

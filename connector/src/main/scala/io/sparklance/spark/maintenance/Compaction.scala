@@ -45,6 +45,8 @@ object Compaction extends Logging {
     val name = table.name()
     val sc = SparkSession.active.sparkContext
     val store = table.stores.create()
+    // The caller's own job description comes back when the procedure ends (a notebook may have set one).
+    val callersDescription = sc.getLocalProperty("spark.job.description")
     val started = System.nanoTime()
     def phase(what: String): Unit = {
       sc.setJobDescription(s"Lance compact $name: $what")
@@ -69,7 +71,7 @@ object Compaction extends Logging {
       val rewritten = plan.tasks.zip(written).map { case (t, w) => Operation.RewriteGroup(t.fragments, w) }
       val added = written.flatten
 
-      phase(s"remap the indices over ${rewritten.length} groups")
+      phase(s"remap ${m.indices.length} index segments over ${rewritten.length} groups")
       val properties = table.writeOptions().commitProperties
       val (groups, indices) =
         try IndexRemap.prepare(store, snapshot.root, m, rewritten, properties)
@@ -94,7 +96,7 @@ object Compaction extends Logging {
       logInfo(s"compaction of $name: version ${outcome.version} replaces ${result.fragmentsRemoved} fragments by " +
         s"${result.fragmentsAdded} (${(System.nanoTime() - started) / 1000000} ms)")
       result
-    } finally sc.setJobDescription(null)
+    } finally sc.setJobDescription(callersDescription)
   }
 
   /**
