@@ -1,7 +1,7 @@
 """A Python API for a Lance table: time travel, history, tags, branches, maintenance and row changes.
 
 Every call is a SQL statement (``spark.sql``) or a DataFrame call, never py4j, so the same code
-runs in classic PySpark and over Spark Connect. The statements are the ones the README documents:
+runs in classic PySpark and over Spark Connect. The statements are the ones docs/sql.md documents:
 ``CALL lance.system.<procedure>(table => ..., ...)``, the metadata tables ``t.history``,
 ``t.fragments`` and ``t.refs``, ``VERSION AS OF`` / ``TIMESTAMP AS OF``, ``DELETE``, ``UPDATE``
 and ``MERGE INTO``. Names and paths go into SQL only quoted (identifiers in backticks, strings as
@@ -295,7 +295,7 @@ class LanceTable:
                 retain_versions: int | None = None, dry_run: bool = False, override: bool = False,
                 progress: bool = False) -> Row:
         """Removes versions older than ``older_than`` (a duration such as ``'30 days'`` or a
-        timedelta, or a timestamp) and the files no kept version names; see the README's Cleanup
+        timedelta, or a timestamp) and the files no kept version names; see docs/sql.md's Cleanup
         section for what is kept and the 7-day floor. Returns ``versions_removed``,
         ``files_removed``, ``bytes_removed``, ``dry_run``, ``files``. ``progress=True`` shows a
         progress bar of its Spark jobs (:func:`pyspark_lance.progress`)."""

@@ -153,7 +153,7 @@ def test_time_columns_read_as_time_where_the_session_enables_it(spark, golden):
 
 
 def test_vector_declared_in_pyspark_reaches_the_write_schema(spark):
-    """The README's declaration, as PySpark sends it to the JVM, makes a fixed-size list."""
+    """The declaration docs/types.md gives, as PySpark sends it to the JVM, makes a fixed-size list."""
     from pyspark.sql import functions as F
 
     df = spark.createDataFrame([(1, [0.1, 0.2, 0.3])], "id long, v array<float>")
