@@ -266,7 +266,8 @@ object WriteSchema {
           case (_: ArrowType.List | _: ArrowType.LargeList | _: ArrowType.Struct | _: ArrowType.Map, _) => throw mismatch(None)
           case _ =>
             // A scalar or fixed-size list type fits if Spark reads it as this column's type.
-            val readsAs = Seq(false, true).map(timeType => SparkArrow.sparkType(SparkArrow.readable(parsed, timeType), where))
+            // (As TIME only on lines that have it: compat.SparkTime.)
+            val readsAs = (false +: Seq(true).filter(_ => SparkTime.supported)).map(timeType => SparkArrow.sparkType(SparkArrow.readable(parsed, timeType), where))
             if (readsAs.exists(t => shape(t) == shape(dt))) parsed else throw mismatch(Some(readsAs.head.simpleString))
         }
     }

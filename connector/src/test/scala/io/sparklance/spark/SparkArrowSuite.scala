@@ -90,7 +90,7 @@ class SparkArrowSuite extends AnyFunSuite with BeforeAndAfterAll {
     val nanos = new ArrowType.Timestamp(org.apache.arrow.vector.types.TimeUnit.NANOSECOND, null)
     val s = field("s", ArrowType.Struct.INSTANCE, field("t", time), field("ts", nanos), field("u", uint8),
       field("inner", ArrowType.Struct.INSTANCE, field("t2", time)), field("plain", ArrowType.Utf8.INSTANCE))
-    (false +: Seq(true).filter(_ => SparkTime.supported)).foreach { timeType =>
+    timeTypes.foreach { timeType =>
       val st = SparkArrow.sparkField(s, "test", timeType).dataType.asInstanceOf[org.apache.spark.sql.types.StructType]
       def original(f: org.apache.spark.sql.types.StructField) = f.metadata.getString(SparkArrow.LogicalTypeKey)
       assert(original(st("t")) == "time32:ms", timeType)
@@ -119,7 +119,10 @@ class SparkArrowSuite extends AnyFunSuite with BeforeAndAfterAll {
     (sf, WriteSchema.field(sf, sf.name, where))
   }
 
-  for (name <- Seq("types_v2_2", "types_v2_1", "types_v2_0", "types_legacy"); timeType <- Seq(false, true))
+  /** Reading with and without TIME, where the line has a TIME type at all (compat.SparkTime). */
+  private val timeTypes: Seq[Boolean] = false +: Seq(true).filter(_ => SparkTime.supported)
+
+  for (name <- Seq("types_v2_2", "types_v2_1", "types_v2_0", "types_legacy"); timeType <- timeTypes)
     test(s"$name${if (timeType) " (TIME enabled)" else ""}: every column read into Spark is written back as its Lance type") {
       val schema = io.sparklance.table.Snapshot.open(store, Golden.dataset(name).uri, None).manifest.schema
       val spark = StructType(schema.fields.map(f => SparkArrow.sparkField(f.toArrow(where), where, timeType, Some(f))))
@@ -184,7 +187,7 @@ class SparkArrowSuite extends AnyFunSuite with BeforeAndAfterAll {
     val f = field("ls", ArrowType.List.INSTANCE, field("item", ArrowType.Struct.INSTANCE, field("x", u8),
       field("m", new ArrowType.Map(false), entries(key(utf8), field("value", ArrowType.Struct.INSTANCE,
         field("d", new ArrowType.Decimal(40, 5, 256)), field("t", new ArrowType.Time(org.apache.arrow.vector.types.TimeUnit.SECOND, 32)))))))
-    Seq(false, true).foreach { timeType =>
+    timeTypes.foreach { timeType =>
       val (sf, back) = roundTrip(f, timeType)
       assert(sf.metadata == Metadata.empty)
       val item = sf.dataType.asInstanceOf[ArrayType].elementType.asInstanceOf[StructType]
