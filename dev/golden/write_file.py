@@ -22,8 +22,11 @@ from lance.file import LanceFileWriter
 def write(version: str, source: str, target: str) -> dict:
     with pa.memory_map(source) as f:
         reader = pa.ipc.open_file(f)
-        batches = [reader.get_batch(i) for i in range(reader.num_record_batches)]
         schema = reader.schema
+        # Each column copied into fresh buffers: Arrow Java before 19 (Spark 4.1 and older) writes
+        # an empty offsets buffer for an empty string or list child, which pylance reads past.
+        batches = [pa.RecordBatch.from_arrays([pa.concat_arrays([c]) for c in b.columns], schema=schema)
+                   for b in (reader.get_batch(i) for i in range(reader.num_record_batches))]
     try:
         with LanceFileWriter(target, schema, version=version) as w:
             for b in batches:
