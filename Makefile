@@ -47,7 +47,10 @@ test-scala: golden
 test-python: $(JAR) golden
 	cd python && $(WITH_PKG) ../$(VPY) -m pytest -q tests
 
-jar: $(JAR)
+# Always asks sbt (incremental), so that `make jar SPARK_LINE=4.1` after a 4.2 build builds 4.1.
+jar: | venv
+	$(SBT) "connector/assembly" </dev/null
+	$(MAKE) --no-print-directory install-jar
 
 # The pip package with the jar inside: dist/pyspark_lance-<version>-py3-none-any.whl (the jar's version).
 wheel: $(JAR)
