@@ -68,6 +68,35 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+def wait_until_listening(process: subprocess.Popen[bytes], host: str, port: int, timeout: float, log: str) -> None:
+    """Returns once `process` (a server starting) accepts connections on host:port; raises RuntimeError
+    naming `log` when it exits first or does not listen within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"the Spark Connect server exited with {process.returncode}; its log: {log}")
+        try:
+            with socket.create_connection((host, port), 1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the Spark Connect server did not listen on sc://{host}:{port} within {timeout:.0f} s; "
+                                   f"its log: {log}") from None
+            time.sleep(0.5)
+
+
+def stop_process_group(process: subprocess.Popen[bytes], grace: float = 30.0) -> None:
+    """Stops a server started in a session of its own, and everything it started (Spark's JVM)."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
 class ConnectServer:
     """A Connect server in a child process, stopped (with its Spark) by :meth:`stop` or on leaving a ``with`` block.
 
@@ -96,31 +125,18 @@ class ConnectServer:
                                              stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         finally:
             out.close()
-        deadline = time.monotonic() + timeout
-        while True:
-            if self._process.poll() is not None:
-                raise RuntimeError(f"the Spark Connect server exited with {self._process.returncode}; its log: {self.log}")
-            try:
-                with socket.create_connection((self.host, self.port), 1):
-                    return self
-            except OSError:
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError(f"the Spark Connect server did not listen on {self.url} within {timeout:.0f} s; "
-                                       f"its log: {self.log}") from None
-                time.sleep(0.5)
+        try:
+            wait_until_listening(self._process, self.host, self.port, timeout, self.log)
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
 
     def stop(self, grace: float = 30.0) -> None:
         """Stops the server and the Spark it runs (its whole process group)."""
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(grace)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        if process is not None:
+            stop_process_group(process, grace)
 
     def __enter__(self) -> "ConnectServer":
         return self.start() if self._process is None else self

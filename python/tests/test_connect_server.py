@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import lance
-import pytest
 from pyspark.sql.connect.session import SparkSession as ConnectSession
 
 import pyspark_lance
-from pyspark_lance.connect_server import free_port
+from pyspark_lance.connect_server import free_port, stop_process_group, wait_until_listening
 
 PYTHON_DIR = Path(__file__).resolve().parents[1]
 
@@ -51,16 +47,7 @@ def test_a_client_writes_and_calls_procedures_through_the_started_server(tmp_pat
                                "--conf", "spark.ui.enabled=false", "--conf", f"spark.sql.warehouse.dir={tmp_path / 'wh'}"],
                               env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert server.poll() is None, (tmp_path / "server.log").read_text()[-3000:]
-            try:
-                with socket.create_connection(("127.0.0.1", port), 1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("the server did not listen within 180 s:\n" + (tmp_path / "server.log").read_text()[-3000:])
-                time.sleep(0.5)
+        wait_until_listening(server, "127.0.0.1", port, 180, str(tmp_path / "server.log"))
         spark = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
         try:
             uri = str(tmp_path / "t.lance")
@@ -73,10 +60,5 @@ def test_a_client_writes_and_calls_procedures_through_the_started_server(tmp_pat
         assert ds.to_table().to_pydict() == {"id": [0, 1, 2, 3, 4], "twice": [0, 2, 4, 6, 8]}
         assert ds.tags.list()["first"]["version"] == 1
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        stop_process_group(server)
         log.close()
