@@ -34,14 +34,18 @@ val sparkJavaModuleOptions = Seq(
 
 // The S3 suites (S3Suite, S3WriteSuite) read and write through s3a on a local SeaweedFS: hadoop-aws
 // at the line's Hadoop without the AWS SDK's all-in-one bundle (686 MB for v2), plus only the SDK
-// modules s3a loads: v2's from Hadoop 3.4, v1's before. Test scope: none of it goes into our jar.
-val s3aTestLibraries: Seq[ModuleID] =
+// modules s3a loads: v2's from Hadoop 3.4, v1's before. On lines whose s3a has no conditional
+// create (Hadoop before 3.4.2: Spark 3.5, 4.0) our own conditional PUT (storage/hadoop overlays,
+// S3aConditionalPut) compiles against s3a and the SDK: there they are Provided, elsewhere Test.
+// Either way none of it goes into our jar; the jar loads it only for s3a paths.
+val s3aScope = if (line.serves("4.1+")) Test else Provided
+val s3aLibraries: Seq[ModuleID] =
   if (awsSdkVersion.startsWith("1."))
-    Seq(("org.apache.hadoop" % "hadoop-aws" % hadoopVersion % Test).exclude("com.amazonaws", "aws-java-sdk-bundle")) ++
-      Seq("aws-java-sdk-s3", "aws-java-sdk-sts", "aws-java-sdk-dynamodb").map("com.amazonaws" % _ % awsSdkVersion % Test)
+    Seq(("org.apache.hadoop" % "hadoop-aws" % hadoopVersion % s3aScope).exclude("com.amazonaws", "aws-java-sdk-bundle")) ++
+      Seq("aws-java-sdk-s3", "aws-java-sdk-sts", "aws-java-sdk-dynamodb").map("com.amazonaws" % _ % awsSdkVersion % s3aScope)
   else
-    Seq(("org.apache.hadoop" % "hadoop-aws" % hadoopVersion % Test).exclude("software.amazon.awssdk", "bundle")) ++
-      Seq("s3", "sts", "s3-transfer-manager").map("software.amazon.awssdk" % _ % awsSdkVersion % Test)
+    Seq(("org.apache.hadoop" % "hadoop-aws" % hadoopVersion % s3aScope).exclude("software.amazon.awssdk", "bundle")) ++
+      Seq("s3", "sts", "s3-transfer-manager").map("software.amazon.awssdk" % _ % awsSdkVersion % s3aScope)
 
 lazy val root = (project in file("."))
   .aggregate(connector, bench)
@@ -61,11 +65,8 @@ lazy val connector = (project in file("connector"))
       "com.google.protobuf" % "protobuf-java" % protobufVersion,
       // Puts google/protobuf/*.proto (any, empty, timestamp) on protoc's include path.
       "com.google.protobuf" % "protobuf-java" % protobufVersion % "protobuf",
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
-      // The S3 suites (S3Suite, S3WriteSuite) read and write through s3a on a local SeaweedFS.
-      // hadoop-aws matches Spark's Hadoop; instead of the AWS SDK's all-in-one bundle (686 MB),
-      // only the SDK modules s3a loads. Test scope: none of it goes into our jar.
-    ) ++ s3aTestLibraries,
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test
+    ) ++ s3aLibraries,
     // Our own .proto files live at the repository root so that every tool can find them.
     Compile / PB.protoSources := Seq((ThisBuild / baseDirectory).value / "protos"),
     Compile / PB.targets := Seq(PB.gens.java(protobufVersion) -> (Compile / sourceManaged).value),

@@ -53,6 +53,14 @@ class LayeringSuite extends AnyFunSuite {
     assert(bad.isEmpty)
   }
 
+  test("S3A and the AWS SDK are used only by the conditional PUT of lines whose S3A lacks one") {
+    // One class, reached only for s3a paths (storage.hadoop.S3aPutIfAbsent): a jar without
+    // hadoop-aws on the classpath never loads it.
+    val aws = Seq("org/apache/hadoop/fs/s3a/", "software/amazon/", "com/amazonaws/")
+    val users = classes.collect { case (path, refs) if refs.exists(r => aws.exists(r.startsWith)) => path }
+    assert(users.forall(_.startsWith("storage/hadoop/S3aConditionalPut")), users)
+  }
+
   test("generated protobuf classes stay in the proto wrapper packages") {
     val wrappers = (p: String) => p.startsWith("format/proto/") || p.startsWith("table/proto/")
     assert(violations(wrappers, "com/google/protobuf/").isEmpty)

@@ -34,12 +34,7 @@ private[hadoop] final class ConditionalWrites(fs: FileSystem) extends WriteProto
       case NonFatal(e) => throw Errors.io(path, "creating the file if absent", e)
     }
 
-  /** One unconditional PUT: an object store replaces an object whole, a reader gets the old object or the new one. */
-  override def replace(path: String, target: Path, bytes: Array[Byte]): Unit =
-    try {
-      val out = fs.createFile(target).overwrite(true).build()
-      try out.write(bytes) finally out.close()
-    } catch { case NonFatal(e) => throw Errors.io(path, "replacing the file", e) }
+  override def replace(path: String, target: Path, bytes: Array[Byte]): Unit = ConditionalWrites.replace(fs, path, target, bytes)
 
   private def lost(e: Throwable): Boolean = e.isInstanceOf[FileAlreadyExistsException] || httpStatus(e).contains(412)
 
@@ -48,4 +43,17 @@ private[hadoop] final class ConditionalWrites(fs: FileSystem) extends WriteProto
       case n: Integer => Some(n.intValue)
       case _ => None
     } catch { case _: ReflectiveOperationException => None }
+}
+
+private[hadoop] object ConditionalWrites {
+
+  /**
+   * One unconditional PUT: an object store replaces an object whole, a reader gets the old
+   * object or the new one. Every S3A can do it, with or without conditional create.
+   */
+  def replace(fs: FileSystem, path: String, target: Path, bytes: Array[Byte]): Unit =
+    try {
+      val out = fs.createFile(target).overwrite(true).build()
+      try out.write(bytes) finally out.close()
+    } catch { case NonFatal(e) => throw Errors.io(path, "replacing the file", e) }
 }

@@ -16,8 +16,10 @@ import io.sparklance.util.Errors
  *    ([[LocalWrites]]);
  *  - HDFS: a temporary file, then a rename that refuses an existing target ([[RenameWrites]]);
  *  - viewfs: the protocol of the file system the path's mount point links to ([[Mounted]]);
- *  - stores whose Hadoop connector offers conditional create (S3A: one PUT with
- *    `If-None-Match: *`) ([[ConditionalWrites]]);
+ *  - stores whose Hadoop connector offers conditional create (S3A from Hadoop 3.4.2: one PUT
+ *    with `If-None-Match: *`) ([[ConditionalWrites]]);
+ *  - S3A before Hadoop 3.4.2, which has no conditional create: the same PUT, sent by us through
+ *    S3A's own AWS client (the line's [[S3aPutIfAbsent]]; none on lines whose S3A has it);
  *  - anything else can stream new files but not commit ([[PlainWrites]]).
  * `path` arguments are the caller's spelling, for messages; `target` is the Hadoop path.
  */
@@ -56,11 +58,11 @@ private[hadoop] object WriteProtocol {
       case _ if scheme == "hdfs" =>
         new RenameWrites(fs, FileContext.getFileContext(fs.getUri, conf))
       case _ if fs.hasPathCapability(target, ConditionalCreate) => new ConditionalWrites(fs)
-      case _ =>
-        val why = if (scheme == "s3a")
-          s"its s3a file system does not offer conditional create ($ConditionalCreate); fs.s3a.create.conditional.enabled is false or the S3 store lacks If-None-Match"
-        else s"its Hadoop file system (${fs.getClass.getName}) offers no atomic create-if-absent"
-        new PlainWrites(fs, scheme, why)
+      case _ if scheme == "s3a" =>
+        // Asked only for s3a: the hook may load S3A and AWS SDK classes, absent from clusters without S3.
+        S3aPutIfAbsent.protocol(fs).getOrElse(new PlainWrites(fs, scheme,
+          s"its s3a file system does not offer conditional create ($ConditionalCreate); fs.s3a.create.conditional.enabled is false or the S3 store lacks If-None-Match"))
+      case _ => new PlainWrites(fs, scheme, s"its Hadoop file system (${fs.getClass.getName}) offers no atomic create-if-absent")
     }
   }
 

@@ -1,17 +1,32 @@
 package io.sparklance.storage.hadoop
 
+import java.io.File
+import java.lang.management.ManagementFactory
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+import java.util.concurrent.{CyclicBarrier, TimeUnit}
+
+import scala.concurrent.duration._
+import scala.concurrent.{Await, ExecutionContext, Future}
+import scala.jdk.CollectionConverters._
+
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparklance.format.FileVersion
 import io.sparklance.storage.{ObjectStore, PutResult}
-import io.sparklance.testutil.{PutRace, S3Server}
-import io.sparklance.util.LanceException
+import io.sparklance.table.Snapshot
+import io.sparklance.table.commit.{CommitRequest, NewTable, Operation, TableCommitter}
+import io.sparklance.testutil.{CommitFixtures, ForwardingStore, PutRace, PylanceScript, S3Server}
+import io.sparklance.util.{BuildInfo, LanceException}
 
 /**
  * Writes through [[HadoopObjectStore]] on S3 (s3a against a local SeaweedFS, started once for
  * the suite): streaming creates become visible only at close and not at all after an abort,
  * create-if-absent is one conditional PUT with one winner per race (which also shows that the
  * server honours `If-None-Match: *`), and s3a without conditional create is refused for commits.
+ * On every Spark line: through S3A's conditional create where its Hadoop has it (4.1+), through
+ * our own conditional PUT on S3A's client before (3.5, 4.0: S3aPutIfAbsent).
  */
 class S3WriteSuite extends AnyFunSuite with BeforeAndAfterAll {
 
@@ -73,6 +88,13 @@ class S3WriteSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("s3a commits where conditional create is on (the default), and is refused where it is off") {
     store.requireAtomicCreate(s"$root/table")
     store.requireAtomicCreate(s"s3a://${server.bucket}/table")
+    // Through S3A's own conditional create from Hadoop 3.4.2 (Spark 4.1+), through ours before.
+    val target = new org.apache.hadoop.fs.Path(s"s3a://${server.bucket}/table/_versions/1.manifest")
+    val conf0 = server.configuration()
+    val used = WriteProtocol.of(target.getFileSystem(conf0), target, conf0)
+    val Array(major, minor, patch) = BuildInfo.hadoop.split('.').map(_.takeWhile(_.isDigit).toInt)
+    val own = Ordering[(Int, Int, Int)].lt((major, minor, patch), (3, 4, 2))
+    assert(used.getClass.getSimpleName == (if (own) "S3aPutIfAbsentWrites" else "ConditionalWrites"), s"${BuildInfo.hadoop}: $used")
     val conf = server.configuration()
     conf.set("fs.s3a.create.conditional.enabled", "false")
     conf.set("fs.s3a.impl.disable.cache", "true")
@@ -90,5 +112,66 @@ class S3WriteSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(r.created.size == 1 && r.alreadyExists == 7, s"${r.path}: winners ${r.created}")
       assert(r.content.sameElements(bytes(2048 + r.created.head, r.created.head)), r.path)
     }
+  }
+
+  test("two commits racing for version 2 on S3: one wins it, the other finds it taken, retries and lands at 3; pylance reads both") {
+    val table = s"$root/commit-race"
+    new TableCommitter(store, table).commit(CommitRequest(None, Operation.Append(IndexedSeq(CommitFixtures.fragment(store, table, Seq(0L)))),
+      newTable = Some(NewTable(CommitFixtures.schema, FileVersion.V2_2, stableRowIds = false))))
+    // Both writers have read version 1 and hold their first manifest PUT (version 2) until the
+    // other has reached its own, so that the two conditional PUTs go out together.
+    val barrier = new CyclicBarrier(2)
+    def writer(first: Long): Future[(Long, Int)] = {
+      val racing = new ForwardingStore(store) {
+        @volatile private var held = false
+        override def putIfAbsent(path: String, bytes: Array[Byte]): PutResult = {
+          if (!held && path.endsWith(".manifest")) { held = true; barrier.await(60, TimeUnit.SECONDS) }
+          super.putIfAbsent(path, bytes)
+        }
+      }
+      val fragment = CommitFixtures.fragment(store, table, first until first + 3)
+      Future {
+        val out = new TableCommitter(racing, table).commit(CommitRequest(Some(1L), Operation.Append(IndexedSeq(fragment))))
+        (out.version, out.attempts)
+      }(ExecutionContext.global)
+    }
+    val (a, b) = (writer(100L), writer(200L))
+    val outcomes = Seq(Await.result(a, 3.minutes), Await.result(b, 3.minutes))
+    assert(outcomes.sorted == Seq((2L, 1), (3L, 2)), outcomes)
+    assert(Snapshot.listVersions(store, table).map(_._1) == Seq(1L, 2L, 3L))
+    val winner = if (outcomes.head._1 == 2L) 100L else 200L
+    val loser = 300L - winner
+    val read = PylanceScript.run(
+      """import sys, json, lance
+        |opts = json.loads(sys.argv[2])
+        |print(json.dumps({str(v): sorted(lance.dataset(sys.argv[1], version=v, storage_options=opts).to_table().column("id").to_pylist())
+        |                  for v in (1, 2, 3)}))""".stripMargin,
+      table, server.pylanceOptionsJson)
+    def ids(v: Int) = read(v.toString).asInstanceOf[Seq[Any]].map(_.asInstanceOf[BigDecimal].toLongExact)
+    assert(ids(1) == Seq(0L))
+    assert(ids(2) == Seq(0L) ++ (winner until winner + 3))
+    assert(ids(3) == Seq(0L) ++ (100L until 103L) ++ (200L until 203L))
+    assert(ids(3).count(i => i >= loser && i < loser + 3) == 3)
+  }
+
+  test("without hadoop-aws and the AWS SDK on the classpath, a local table still commits (S3 classes load only for s3a paths)") {
+    val dir = Files.createTempDirectory("no-s3a").toFile
+    try {
+      val table = new File(dir, "t").getAbsolutePath
+      val local = new HadoopObjectStore(new org.apache.hadoop.conf.Configuration())
+      new TableCommitter(local, table).commit(CommitRequest(None, Operation.Append(IndexedSeq(CommitFixtures.fragment(local, table, Seq(0L)))),
+        newTable = Some(NewTable(CommitFixtures.schema, FileVersion.V2_2, stableRowIds = false))))
+      val classpath = System.getProperty("java.class.path").split(File.pathSeparator).toSeq
+      val withoutS3 = classpath.filterNot(j => Seq("hadoop-aws", "software/amazon/awssdk", "com/amazonaws").exists(j.contains))
+      assert(classpath.exists(_.contains("hadoop-aws")) && withoutS3.size < classpath.size)
+      val jvm = ManagementFactory.getRuntimeMXBean.getInputArguments.asScala.filter(_.startsWith("--add-opens"))
+      val p = new ProcessBuilder((Seq(new File(System.getProperty("java.home"), "bin/java").getPath) ++ jvm ++
+        Seq("-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", withoutS3.mkString(File.pathSeparator),
+          "io.sparklance.table.commit.CommitWorker", "append", table, "1", "1")): _*).redirectErrorStream(true).start()
+      val out = new String(p.getInputStream.readAllBytes(), UTF_8)
+      assert(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, out)
+      assert(out.linesIterator.contains("committed 2 1000"), out)
+      assert(CommitFixtures.pylanceRead(table).rows == CommitFixtures.expected(Seq(0L) ++ (1000L until 1010L)))
+    } finally org.apache.commons.io.FileUtils.deleteQuietly(dir)
   }
 }
