@@ -103,6 +103,12 @@ class S3WriteSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(e.errorClass == "LANCE_NO_ATOMIC_COMMIT" && e.getMessage.contains("fs.s3a.create.conditional.enabled"), e.getMessage)
     assert(intercept[LanceException](off.putIfAbsent(s"$root/off/_versions/1.manifest", bytes(3, 3))).errorClass == "LANCE_NO_ATOMIC_COMMIT")
     assert(!store.exists(s"$root/off/_versions/1.manifest"))
+    // The same switch for one bucket.
+    val bucketConf = server.configuration()
+    bucketConf.set(s"fs.s3a.bucket.${server.bucket}.create.conditional.enabled", "false")
+    bucketConf.set("fs.s3a.impl.disable.cache", "true")
+    val offHere = new HadoopObjectStore(bucketConf)
+    assert(intercept[LanceException](offHere.requireAtomicCreate(s"$root/off")).errorClass == "LANCE_NO_ATOMIC_COMMIT")
   }
 
   test("race: 8 threads x 20 rounds of putIfAbsent on one key, exactly one winner whose bytes the object holds") {
