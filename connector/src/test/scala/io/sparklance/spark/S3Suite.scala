@@ -35,7 +35,10 @@ class S3Suite extends AnyFunSuite with LocalSpark {
     // S3A's own copy from local files: one PUT per file (71 requests for these 65 files).
     // FileUtil.copy goes through mkdirs() and create(), whose directory markers and checks for
     // parents and existing entries made it 419 requests, most of the suite's.
-    names.foreach(n => s3.copyFromLocalFile(false, true, new Path(Golden.dataset(n).uri), new Path(s"s3a://$bucket/$n")))
+    // The source qualified (file:/...) as the local listing names its files: Hadoop 3.4.1's S3A
+    // places each file by its path relative to the source and fails on a source without a scheme.
+    val local = FileSystem.getLocal(conf)
+    names.foreach(n => s3.copyFromLocalFile(false, true, local.makeQualified(new Path(Golden.dataset(n).uri)), new Path(s"s3a://$bucket/$n")))
   }
 
   /** Rows as comparable text (binary values by their bytes, not their array identity). */
