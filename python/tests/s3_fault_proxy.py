@@ -6,6 +6,8 @@ test tells it which requests to spoil and how:
   connection instead of passing the answer on (the client cannot tell whether the PUT landed;
   S3A and the AWS SDK retry it, and the retry of a conditional PUT then gets 412);
 - `SLOW_DOWN`: answer 503 SlowDown (an S3 XML error) without forwarding: nothing is stored;
+- `CONFLICT`: answer 409 ConditionalRequestConflict without forwarding, as S3 answers a
+  conditional PUT while another conditional write of the key is in flight: nothing is stored;
 - `DELAY`: forward, hold the server's answer `delay` seconds (past the client's request
   timeout), then pass it on or, with `then=LOSE`, reset the connection.
 
@@ -40,8 +42,9 @@ from typing import Callable, Iterator
 
 LOSE = "lose"
 SLOW_DOWN = "slow_down"
+CONFLICT = "conflict"
 DELAY = "delay"
-KINDS = (LOSE, SLOW_DOWN, DELAY)
+KINDS = (LOSE, SLOW_DOWN, CONFLICT, DELAY)
 
 # Object keys by the kind of Lance file (the key follows the bucket in a path-style URL).
 MANIFEST = r"/_versions/[^/]+\.manifest$"
@@ -58,6 +61,11 @@ COPY_BLOCK = 64 * 1024
 SLOW_DOWN_BODY = (b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
                   b"<Message>Please reduce your request rate.</Message><Resource>%s</Resource>"
                   b"<RequestId>fault-proxy</RequestId></Error>")
+CONFLICT_BODY = (b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>ConditionalRequestConflict</Code>'
+                 b"<Message>A conflicting conditional operation is currently in progress against this resource."
+                 b" Please try again.</Message><Resource>%s</Resource><RequestId>fault-proxy</RequestId></Error>")
+# The refusals answered without forwarding: status line and body.
+REFUSALS = {SLOW_DOWN: (b"503 Slow Down", SLOW_DOWN_BODY), CONFLICT: (b"409 Conflict", CONFLICT_BODY)}
 
 
 @dataclass
@@ -318,13 +326,14 @@ class FaultProxy:
         headers = _headers(head)
         rule = self._choose(method, key, query)
 
-        if rule is not None and rule.kind == SLOW_DOWN:
+        if rule is not None and rule.kind in REFUSALS:
             if "100-continue" not in headers.get("expect", "").lower():
                 _copy_body(client, _discard, headers, until_close=False)  # read it, so the answer is heard
-            body = SLOW_DOWN_BODY % path.encode("latin-1")
-            client.sock.sendall(b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\n"
-                                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
-            self._record(Request(method, key, query, None, SLOW_DOWN))
+            status, template = REFUSALS[rule.kind]
+            body = template % path.encode("latin-1")
+            client.sock.sendall(b"HTTP/1.1 %s\r\nContent-Type: application/xml\r\n"
+                                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (status, len(body), body))
+            self._record(Request(method, key, query, None, rule.kind))
             return False
 
         server.sock.sendall(head)

@@ -11,7 +11,7 @@ import time
 import pytest
 from pyarrow import fs as pafs
 
-from s3_fault_proxy import DELAY, LOSE, SLOW_DOWN, FaultProxy
+from s3_fault_proxy import CONFLICT, DELAY, LOSE, SLOW_DOWN, FaultProxy
 
 BIG = 11 * 1024 * 1024  # past pyarrow's first part (10 MiB): a multipart upload
 
@@ -86,6 +86,16 @@ def test_slow_down_stores_nothing(s3_server, clean):
     assert rule.fired == 1
     assert _get(direct, f"{s3_server.bucket}/selftest/slow.bin") is None
     assert [(r.status, r.fault) for r in clean.requests if r.key.endswith("slow.bin")] == [(None, SLOW_DOWN)]
+
+
+def test_conflict_stores_nothing(s3_server, clean):
+    via, direct = _fs(clean.endpoint, s3_server), _fs(s3_server.endpoint, s3_server)
+    rule = clean.fail(CONFLICT, r"/selftest/conflict\.bin$", times=None)
+    with pytest.raises(OSError, match="ConditionalRequestConflict|409"):
+        _put(via, f"{s3_server.bucket}/selftest/conflict.bin", b"never")
+    assert rule.fired >= 1
+    assert _get(direct, f"{s3_server.bucket}/selftest/conflict.bin") is None
+    assert {(r.status, r.fault) for r in clean.requests if r.key.endswith("conflict.bin")} == {(None, CONFLICT)}
 
 
 def test_an_answer_held_past_the_client_timeout(s3_server, clean):

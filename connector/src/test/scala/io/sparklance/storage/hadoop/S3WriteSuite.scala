@@ -17,7 +17,7 @@ import io.sparklance.format.FileVersion
 import io.sparklance.storage.{ObjectStore, PutResult}
 import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.{CommitRequest, NewTable, Operation, TableCommitter}
-import io.sparklance.testutil.{CommitFixtures, ForwardingStore, PutRace, PylanceScript, S3Server}
+import io.sparklance.testutil.{CommitFixtures, ForwardingStore, PutRace, PylanceScript, S3FaultProxy, S3Server}
 import io.sparklance.util.{BuildInfo, LanceException}
 
 /**
@@ -43,6 +43,27 @@ class S3WriteSuite extends AnyFunSuite with BeforeAndAfterAll {
   override protected def afterAll(): Unit = try if (server != null) server.stop() finally super.afterAll()
 
   private def bytes(n: Int, seed: Int): Array[Byte] = Array.tabulate(n)(i => (i * 31 + seed).toByte)
+
+  /** Whether this line's S3A lacks conditional create (Hadoop before 3.4.2), so that commits use our own conditional PUT. */
+  private lazy val ownPut: Boolean = {
+    val Array(major, minor, patch) = BuildInfo.hadoop.split('.').map(_.takeWhile(_.isDigit).toInt)
+    Ordering[(Int, Int, Int)].lt((major, minor, patch), (3, 4, 2))
+  }
+
+  private def newTable(store: ObjectStore, table: String): Unit =
+    new TableCommitter(store, table).commit(CommitRequest(None, Operation.Append(IndexedSeq(CommitFixtures.fragment(store, table, Seq(0L)))),
+      newTable = Some(NewTable(CommitFixtures.schema, FileVersion.V2_2, stableRowIds = false))))
+
+  /** The ids pylance reads at each of `versions` of the table at `table` on the server, sorted. */
+  private def pylanceIds(table: String, versions: Int*): Map[Int, Seq[Long]] = {
+    val read = PylanceScript.run(
+      """import sys, json, lance
+        |opts = json.loads(sys.argv[2])
+        |print(json.dumps({v: sorted(lance.dataset(sys.argv[1], version=int(v), storage_options=opts).to_table().column("id").to_pylist())
+        |                  for v in sys.argv[3:]}))""".stripMargin,
+      Seq(table, server.pylanceOptionsJson) ++ versions.map(_.toString): _*)
+    versions.map(v => v -> read(v.toString).asInstanceOf[Seq[Any]].map(_.asInstanceOf[BigDecimal].toLongExact)).toMap
+  }
 
   test("a created object appears only at close, with the bytes written") {
     val path = s"$root/create/data/part-0.lance"
@@ -92,9 +113,7 @@ class S3WriteSuite extends AnyFunSuite with BeforeAndAfterAll {
     val target = new org.apache.hadoop.fs.Path(s"s3a://${server.bucket}/table/_versions/1.manifest")
     val conf0 = server.configuration()
     val used = WriteProtocol.of(target.getFileSystem(conf0), target, conf0)
-    val Array(major, minor, patch) = BuildInfo.hadoop.split('.').map(_.takeWhile(_.isDigit).toInt)
-    val own = Ordering[(Int, Int, Int)].lt((major, minor, patch), (3, 4, 2))
-    assert(used.getClass.getSimpleName == (if (own) "S3aPutIfAbsentWrites" else "ConditionalWrites"), s"${BuildInfo.hadoop}: $used")
+    assert(used.getClass.getSimpleName == (if (ownPut) "S3aPutIfAbsentWrites" else "ConditionalWrites"), s"${BuildInfo.hadoop}: $used")
     val conf = server.configuration()
     conf.set("fs.s3a.create.conditional.enabled", "false")
     conf.set("fs.s3a.impl.disable.cache", "true")
@@ -122,8 +141,7 @@ class S3WriteSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("two commits racing for version 2 on S3: one wins it, the other finds it taken, retries and lands at 3; pylance reads both") {
     val table = s"$root/commit-race"
-    new TableCommitter(store, table).commit(CommitRequest(None, Operation.Append(IndexedSeq(CommitFixtures.fragment(store, table, Seq(0L)))),
-      newTable = Some(NewTable(CommitFixtures.schema, FileVersion.V2_2, stableRowIds = false))))
+    newTable(store, table)
     // Both writers have read version 1 and hold their first manifest PUT (version 2) until the
     // other has reached its own, so that the two conditional PUTs go out together.
     val barrier = new CyclicBarrier(2)
@@ -147,13 +165,7 @@ class S3WriteSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(Snapshot.listVersions(store, table).map(_._1) == Seq(1L, 2L, 3L))
     val winner = if (outcomes.head._1 == 2L) 100L else 200L
     val loser = 300L - winner
-    val read = PylanceScript.run(
-      """import sys, json, lance
-        |opts = json.loads(sys.argv[2])
-        |print(json.dumps({str(v): sorted(lance.dataset(sys.argv[1], version=v, storage_options=opts).to_table().column("id").to_pylist())
-        |                  for v in (1, 2, 3)}))""".stripMargin,
-      table, server.pylanceOptionsJson)
-    def ids(v: Int) = read(v.toString).asInstanceOf[Seq[Any]].map(_.asInstanceOf[BigDecimal].toLongExact)
+    val ids = pylanceIds(table, 1, 2, 3)
     assert(ids(1) == Seq(0L))
     assert(ids(2) == Seq(0L) ++ (winner until winner + 3))
     assert(ids(3) == Seq(0L) ++ (100L until 103L) ++ (200L until 203L))
@@ -179,5 +191,36 @@ class S3WriteSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(out.linesIterator.contains("committed 2 1000"), out)
       assert(CommitFixtures.pylanceRead(table).rows == CommitFixtures.expected(Seq(0L) ++ (1000L until 1010L)))
     } finally org.apache.commons.io.FileUtils.deleteQuietly(dir)
+  }
+
+  test("a manifest PUT whose answer is lost: sent again by the SDK, answered 412, settled by reading back: committed once") {
+    val table = s"$root/lost-answer"
+    newTable(store, table)
+    val proxy = S3FaultProxy.start(server, S3FaultProxy.Rule("lose", """/_versions/[^/]+\.manifest$"""))
+    try {
+      val via = new HadoopObjectStore(proxy.configuration(server))
+      val out = new TableCommitter(via, table).commit(CommitRequest(Some(1L), Operation.Append(IndexedSeq(CommitFixtures.fragment(via, table, 10L until 13L)))))
+      assert(out.version == 2L && out.attempts == 1, out)
+    } catch { case e: Throwable => proxy.stop(); throw e }
+    val fired = proxy.stop()
+    assert(fired.getOrElse("lose", 0) == 1, fired)
+    assert(Snapshot.listVersions(store, table).map(_._1) == Seq(1L, 2L))
+    assert(pylanceIds(table, 2)(2) == Seq(0L, 10L, 11L, 12L))
+  }
+
+  test("409 ConditionalRequestConflict: the conditional PUT is sent again; conflicts without end leave the outcome open and store nothing") {
+    assume(ownPut, s"S3A ${BuildInfo.hadoop} sends the conditional PUT itself")
+    val proxy = S3FaultProxy.start(server,
+      S3FaultProxy.Rule("conflict", """/conflict/twice$""", times = Some(2)), S3FaultProxy.Rule("conflict", """/conflict/always$""", times = None))
+    try {
+      val via = new HadoopObjectStore(proxy.configuration(server))
+      assert(via.putIfAbsent(s"$root/conflict/twice", bytes(10, 1)) == PutResult.Created)
+      val e = intercept[LanceException](via.putIfAbsent(s"$root/conflict/always", bytes(10, 2)))
+      assert(e.errorClass == "LANCE_IO_ERROR" && e.getMessage.contains("409"), e.getMessage)
+    } catch { case e: Throwable => proxy.stop(); throw e }
+    val fired = proxy.stop()
+    assert(fired.getOrElse("conflict", 0) >= 2 + 5, fired)
+    assert(store.readAll(s"$root/conflict/twice").sameElements(bytes(10, 1)))
+    assert(!store.exists(s"$root/conflict/always"))
   }
 }
