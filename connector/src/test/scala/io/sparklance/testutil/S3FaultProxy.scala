@@ -45,8 +45,9 @@ object S3FaultProxy {
       |    print(json.dumps({"endpoint": proxy.endpoint}), flush=True)
       |    sys.stdin.read()
       |    print(json.dumps({"fired": dict(proxy.fired())}), flush=True)
-      |# Connection threads still waiting on a kept-alive client connection would hold the exit.
-      |os._exit(0)""".stripMargin
+      |    # Done: the OS closes every socket at once, where stop() would wait for connection
+      |    # threads still reading kept-alive client connections.
+      |    os._exit(0)""".stripMargin
 
   def start(server: S3Server, rules: Rule*): S3FaultProxy = {
     val venv = sys.env.getOrElse("SPARK_LANCE_VENV", throw new IllegalStateException("SPARK_LANCE_VENV is not set (sbt sets it)"))
