@@ -2,6 +2,7 @@ package io.sparklance.format.arrow
 
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.{BaseFixedWidthVector, FieldVector, ValueVector}
+import org.apache.arrow.vector.complex.reader.FieldReader
 import org.apache.arrow.vector.types.Types.MinorType
 import org.apache.arrow.vector.types.pojo.{Field, FieldType}
 import org.apache.arrow.vector.util.{CallBack, TransferPair}
@@ -18,6 +19,9 @@ final class HalfFloatVector(field: Field, allocator: BufferAllocator) extends Ba
   /** Arrow 12 has no minor type for half floats; nothing of ours dispatches on it. */
   override def getMinorType: MinorType =
     throw new UnsupportedOperationException("Arrow 12 has no minor type for half floats")
+
+  /** Arrow 12 has no reader for half floats either; nothing of ours reads through readers. */
+  override def getReader: FieldReader = throw new UnsupportedOperationException("Arrow 12 has no reader for half floats")
 
   override def getObject(index: Int): java.lang.Float =
     if (isNull(index)) null else java.lang.Float.valueOf(HalfFloat.toFloat(valueBuffer.getShort(index.toLong * 2)))
