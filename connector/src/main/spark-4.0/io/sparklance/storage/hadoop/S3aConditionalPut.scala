@@ -13,8 +13,9 @@ import software.amazon.awssdk.core.sync.RequestBody
  * encryption, ACL, storage class, as S3A's own PUTs) and goes out through S3A's client
  * (`getS3AInternals.getAmazonS3Client`: credentials, endpoint, region, path style, requester
  * pays, retries), inside an S3A audit span like S3A's own operations. SDK 2.24's request has no
- * `ifNoneMatch` field yet (2.27 added it): the header is added through the request's override
- * configuration.
+ * `ifNoneMatch` field yet (2.27 added it): the header is added to the request's override
+ * configuration, keeping what S3A's factory put there (its request time-out,
+ * `fs.s3a.connection.request.timeout`).
  */
 private[hadoop] object S3aConditionalPut {
 
