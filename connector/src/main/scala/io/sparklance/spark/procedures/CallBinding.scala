@@ -23,21 +23,21 @@ object CallBinding {
     if (positional.length > params.length)
       fail(positional(params.length).at, s"${positional.length} arguments given by position, but it takes at most ${params.length}")
 
-    val given = scala.collection.mutable.LinkedHashMap[String, CallArgument]()
-    params.zip(positional).foreach { case (p, a) => given(p.name) = a }
+    val bound = scala.collection.mutable.LinkedHashMap[String, CallArgument]()
+    params.zip(positional).foreach { case (p, a) => bound(p.name) = a }
     named.foreach { a =>
       val written = a.name.get
       val p = params.find(_.name == written.toLowerCase(Locale.ROOT))
         .getOrElse(fail(a.at, s"it has no parameter '$written'"))
-      given.get(p.name).foreach { earlier =>
+      bound.get(p.name).foreach { earlier =>
         fail(a.at, s"'${p.name}' is given twice (${if (earlier.name.isEmpty) "by position and by name" else "by name twice"})")
       }
-      given(p.name) = a
+      bound(p.name) = a
     }
-    params.filter(p => p.required && !given.contains(p.name)).foreach { p =>
+    params.filter(p => p.required && !bound.contains(p.name)).foreach { p =>
       fail(call.nameAt, s"the required argument '${p.name}' is missing")
     }
-    params.map(p => given.get(p.name))
+    params.map(p => bound.get(p.name))
   }
 
   /** `table string, tag string, version bigint = NULL, ...`: what the procedure takes, for errors. */
