@@ -126,7 +126,7 @@ object Errors {
    * of the statement's text.
    */
   def invalidCall(line: Int, position: Int, detail: String): InvalidArgumentException =
-    new InvalidArgumentException("LANCE_INVALID_ARGUMENT", s"CALL (line $line, pos $position): $detail.")
+    new InvalidArgumentException("LANCE_INVALID_ARGUMENT", s"CALL (line $line, pos $position): ${detail.stripSuffix(".")}.")
 
   /**
    * A column's Lance type, declared in its Spark field metadata under `key`, that its Spark type

@@ -38,16 +38,16 @@ object LanceCall {
       procedure.output.map(f => AttributeReference(f.name, f.dataType, f.nullable, f.metadata)()))
   }
 
-  /** The procedure `call` names, from a catalog that serves ours; else an error naming the catalog. */
+  /**
+   * The procedure `call` names, from a catalog that serves ours; else an error naming the catalog.
+   * Catalog names are matched exactly, as Spark matches them (`LANCE.system.x` is not `lance`'s).
+   */
   private def load(session: SparkSession, call: CallStatement): LanceProcedure = {
     val catalogs = session.sessionState.catalogManager
     val (catalogName, path) = call.name match {
       case Seq(c, rest @ _*) if rest.nonEmpty && (catalogs.isCatalogRegistered(c) || c.equalsIgnoreCase("spark_catalog")) => (c, rest)
       case parts => (catalogs.currentCatalog.name(), parts)
     }
-    if (path.length < 2)
-      throw CallSyntax.error(call.text, call.nameAt,
-        s"name the procedure with its namespace, as in CALL $catalogName.${LanceProcedures.Namespace}.${path.mkString(".")}(...)")
     catalogs.catalog(catalogName) match {
       case c: ServesLanceProcedures => c.loadLanceProcedure(Identifier.of(path.init.toArray, path.last))
       case other => throw CallSyntax.error(call.text, call.nameAt,

