@@ -2,7 +2,7 @@ package io.sparklance.spark.compat
 
 import java.util
 
-import org.apache.spark.sql.connector.catalog.{CatalogV2Util, Identifier, StagedTable, StagingTableCatalog, Table}
+import org.apache.spark.sql.connector.catalog.{Column, Identifier, StagedTable, StagingTableCatalog, Table}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 
@@ -13,15 +13,22 @@ import org.apache.spark.sql.types.StructType
  */
 trait StructTypeCreates extends StagingTableCatalog {
   override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform], properties: util.Map[String, String]): Table =
-    createTable(ident, CatalogV2Util.structTypeToV2Columns(schema), partitions, properties)
+    createTable(ident, StructTypeCreates.columns(schema), partitions, properties)
 
   override def stageCreate(ident: Identifier, schema: StructType, partitions: Array[Transform], properties: util.Map[String, String]): StagedTable =
-    stageCreate(ident, CatalogV2Util.structTypeToV2Columns(schema), partitions, properties)
+    stageCreate(ident, StructTypeCreates.columns(schema), partitions, properties)
 
   override def stageReplace(ident: Identifier, schema: StructType, partitions: Array[Transform], properties: util.Map[String, String]): StagedTable =
-    stageReplace(ident, CatalogV2Util.structTypeToV2Columns(schema), partitions, properties)
+    stageReplace(ident, StructTypeCreates.columns(schema), partitions, properties)
 
   override def stageCreateOrReplace(ident: Identifier, schema: StructType, partitions: Array[Transform],
       properties: util.Map[String, String]): StagedTable =
-    stageCreateOrReplace(ident, CatalogV2Util.structTypeToV2Columns(schema), partitions, properties)
+    stageCreateOrReplace(ident, StructTypeCreates.columns(schema), partitions, properties)
+}
+
+object StructTypeCreates {
+  /** The columns of `schema`: name, type, nullability, comment and the rest of the field's metadata. */
+  def columns(schema: StructType): Array[Column] = schema.fields.map { f =>
+    Column.create(f.name, f.dataType, f.nullable, f.getComment().orNull, if (f.metadata.json == "{}") null else f.metadata.json)
+  }
 }

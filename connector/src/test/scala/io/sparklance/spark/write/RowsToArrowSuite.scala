@@ -326,9 +326,9 @@ class RowsToArrowSuite extends AnyFunSuite {
       val n = 200000
       def batch(): Unit = { var i = 0; while (i < n) { c.append(row); i += 1 }; c.flush() }
       batch(); batch() // vectors grown and code warmed up
-      val before = threads.getCurrentThreadAllocatedBytes
+      val before = threads.getThreadAllocatedBytes(Thread.currentThread().getId)
       batch()
-      val perRow = (threads.getCurrentThreadAllocatedBytes - before).toDouble / n
+      val perRow = (threads.getThreadAllocatedBytes(Thread.currentThread().getId) - before).toDouble / n
       assert(perRow < 1.0, s"$perRow bytes allocated per row")
     } finally c.close()
   }

@@ -14,7 +14,7 @@ import org.scalatest.time.SpanSugar._
 import io.sparklance.format.FileVersion
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.Snapshot
-import io.sparklance.testutil.LocalSpark
+import io.sparklance.testutil.{LineBehaviour, LocalSpark}
 import io.sparklance.util.LanceException
 
 /** `df.write.format("lance")` in every save mode, its options, its checks and its metrics. */
@@ -242,9 +242,11 @@ class SparkWriteSuite extends AnyFunSuite with LocalSpark {
     assert(metric("data files written") == "3")
     val bytes = dataFiles(path).toSeq.map(n => new File(new File(path, "data"), n).length()).sum
     assert(metric("bytes of data files written") == bytes.toString)
-    assert(metric("commit attempts") == "1")
-    assert(metric("commit retries after a concurrent commit") == "0")
-    assert(metric("zone map versions") == "0")
+    // Measured on the driver: Spark 3.5's writes cannot report these (LineBehaviour.writeMetrics).
+    val (attempts, retries) = if (LineBehaviour.writeMetrics) ("1", "0") else ("", "")
+    assert(metric("commit attempts") == attempts)
+    assert(metric("commit retries after a concurrent commit") == retries)
+    assert(metric("zone map versions") == retries)
   }
 
   /**
