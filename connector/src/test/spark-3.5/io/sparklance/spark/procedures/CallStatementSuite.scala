@@ -44,7 +44,8 @@ class CallStatementSuite extends AnyFunSuite with CatalogTables {
     assert(positional.collect().toSeq == Seq(Row("a", 1L, null)))
     assert(rows(s"call lance.System.Create_Tag(Table => '$t', `tag` => 'b\\u002Dc', version => CAST('2' AS BIGINT), replace => false)") ==
       Seq(Row("b-c", 2L, null)), "Spark's string escapes, a cast, names in any case and in backticks")
-    assert(rows(s"/* first */ -- a comment line\n  CALL\tlance.system.create_tag(\n  '$t',\n  tag => \"d\" -- the tag\n, version => 1L /* long */);") ==
+    val quotedD = "\"d\"" // (Scala 2.12 takes no \" inside an interpolated string)
+    assert(rows(s"/* first */ -- a comment line\n  CALL\tlance.system.create_tag(\n  '$t',\n  tag => $quotedD -- the tag\n, version => 1L /* long */);") ==
       Seq(Row("d", 1L, null)), "comments, new lines, a double-quoted string, a long literal, a trailing semicolon")
     assert(rows(s"CALL lance.system.create_tag('$t', 'e', version => 1 + 1, branch => NULL)") == Seq(Row("e", 2L, null)),
       "a constant expression; NULL takes the default")
