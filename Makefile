@@ -33,7 +33,8 @@ PYPI_SCALA := $(if $(filter 3.5,$(SPARK_LINE)),2.12,2.13)
 PYPI_JAR := $(JAR_DIR)/spark-lance-$(SPARK_LINE)_$(PYPI_SCALA).jar
 GOLDEN := target/golden
 
-JAR_INPUTS := $(shell find connector/src/main protos project -type f 2>/dev/null) build.sbt
+# What a jar is built from (not project/'s own build output, which every sbt run rewrites).
+JAR_INPUTS := $(shell find connector/src/main protos project -path project/target -prune -o -path project/project -prune -o -type f -print 2>/dev/null) build.sbt
 
 .PHONY: demo test test-scala test-python test-python-line test-line test-lines jar jars wheel golden venv venv-line \
 	bench bench-encode bench-write bench-dml clean

@@ -29,7 +29,7 @@ SPARK_LINE = tuple(int(part) for part in pyspark.__version__.split(".")[:2])
 # (over Connect too where pyspark bundles the server). The S3 tests are left to the full suite: they
 # fetch the line's hadoop-aws from Maven.
 LINES_MODULES = {"test_read_golden", "test_write", "test_types", "test_sql", "test_dml", "test_concurrent_writes",
-                 "test_refs", "test_table_api", "test_table_errors", "test_errors", "test_connect_server"}
+                 "test_refs", "test_table_api", "test_table_errors", "test_errors", "test_connect_server", "test_wheel"}
 
 
 def pytest_configure(config) -> None:
