@@ -20,9 +20,6 @@ from sessions import make_session
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(os.environ.get("SPARK_LANCE_GOLDEN", REPO / "target" / "golden"))
 
-#: The installed pyspark's Spark line, (4, 1): tests of a feature some lines lack assert what each line gives.
-SPARK_LINE = tuple(int(part) for part in pyspark.__version__.split(".")[:2])
-
 # The cross-line subset (`pytest -m lines`; `make test-python-line SPARK_LINE=4.1` runs it with that
 # line's pyspark and jar): golden reads judged by pylance, writes read back by pylance (every type),
 # SQL DDL and DML, concurrent writers, metadata tables, procedures (CALL), refs and the table API
