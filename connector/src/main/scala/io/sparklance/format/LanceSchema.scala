@@ -205,8 +205,8 @@ object LogicalType {
       case FloatingPointPrecision.DOUBLE => "double"
     }
     case d: ArrowType.Decimal => s"decimal:${d.getBitWidth}:${d.getPrecision}:${d.getScale}"
-    case _: ArrowType.Utf8 | _: ArrowType.Utf8View => "string"
-    case _: ArrowType.Binary | _: ArrowType.BinaryView => "binary"
+    case _: ArrowType.Utf8 => "string"
+    case _: ArrowType.Binary => "binary"
     case _: ArrowType.LargeUtf8 => "large_string"
     case _: ArrowType.LargeBinary => "large_binary"
     case d: ArrowType.Date => if (d.getUnit == DateUnit.DAY) "date32:day" else "date64:ms"

@@ -8,9 +8,10 @@ import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
-import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import io.sparklance.spark.compat.EveryTypeWritable
 import io.sparklance.spark.write.LanceSave
 
 /**
@@ -20,7 +21,7 @@ import io.sparklance.spark.write.LanceSave
  * `df.write.format("lance").mode(m).save(uri)` reaches [[createRelation]] in every save mode
  * (see [[LanceTable]] for why), which runs the one DataSource V2 write ([[LanceSave]]).
  */
-final class LanceDataSource extends TableProvider with CreatableRelationProvider with DataSourceRegister {
+final class LanceDataSource extends TableProvider with EveryTypeWritable with DataSourceRegister {
 
   override def shortName(): String = "lance"
 
@@ -48,12 +49,6 @@ final class LanceDataSource extends TableProvider with CreatableRelationProvider
       t
     }
   }
-
-  // Spark 4.0+ asks before createRelation whether each column's type can be written, and by
-  // default refuses interval types. Every type is let through here: the write's own schema
-  // mapping (WriteSchema) stores what Lance can hold (DAY TO SECOND intervals as durations) and
-  // refuses the rest with LANCE_UNSUPPORTED_FEATURE naming the column.
-  override def supportsDataType(dt: DataType): Boolean = true
 
   override def createRelation(sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation =
     LanceSparkException.boundary(LanceSave.run(sqlContext, mode, parameters, data))

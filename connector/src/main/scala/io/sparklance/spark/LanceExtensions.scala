@@ -7,8 +7,10 @@ import org.apache.spark.sql.catalyst.expressions.{And, BindReferences, Interpret
 import org.apache.spark.sql.catalyst.planning.PhysicalOperation
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.connector.read.LocalScan
-import org.apache.spark.sql.execution.{LocalTableScanExec, SparkPlan, SparkStrategy}
+import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
+
+import io.sparklance.spark.compat.LocalScans
 
 /**
  * The connector's additions to every SparkSession, found by Spark's service loader
@@ -43,7 +45,7 @@ object AnswerOnDriver extends SparkStrategy {
       projection.initialize(0)
       val rows = r.scan.asInstanceOf[LocalScan].rows().iterator.filter(row => keep.forall(_.eval(row)))
         .map(row => projection(row).copy(): InternalRow).toSeq
-      LocalTableScanExec(project.map(_.toAttribute), rows, None) :: Nil
+      LocalScans.of(project.map(_.toAttribute), rows) :: Nil
     case _ => Nil
   }
 

@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.{DataType, LongType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.spark.catalog.CatalogEntry
-import io.sparklance.spark.compat.{SchemaEvolution, SparkTime}
+import io.sparklance.spark.compat.{KeptOnReinsert, SchemaEvolution, SparkTime}
 import io.sparklance.spark.dml.{CatalogWriteBuilder, LanceRowLevelOperation, MetadataDelete}
 import io.sparklance.spark.write.{LanceWriteBuilder, LanceWriteOptions, WriteMode, WriteTarget}
 import io.sparklance.storage.ObjectStoreFactory
@@ -141,7 +141,7 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
 
   /** `_rowid`, `_rowaddr` ((fragment id << 32) | offset) and `_fragid`, selectable like columns. */
   override def metadataColumns(): Array[SparkMetadataColumn] = MetadataColumn.all.map { m =>
-    new SparkMetadataColumn {
+    new SparkMetadataColumn with KeptOnReinsert {
       override def name(): String = m.name
       override def dataType(): DataType = LongType
       override def isNullable: Boolean = false
@@ -152,10 +152,7 @@ final class LanceTable(resolved: Either[LanceException, Snapshot], val options: 
       }
       // An updated row keeps its stable row id: Spark hands the id along with the row written
       // again (DeltaWriter.reinsert) when the column asks to be preserved on reinsert.
-      override def metadataInJSON(): String = m match {
-        case MetadataColumn.RowId => s"""{"${SparkMetadataColumn.PRESERVE_ON_REINSERT}":true}"""
-        case _ => null
-      }
+      override protected def keptOnReinsert: Boolean = m == MetadataColumn.RowId
     }: SparkMetadataColumn
   }.toArray
 

@@ -9,6 +9,8 @@ import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision, Interval
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 import org.apache.spark.sql.types._
 
+import io.sparklance.format.HalfFloat
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.{LanceField, LogicalType}
 import io.sparklance.spark.compat.SparkTime
 import io.sparklance.util.Errors
@@ -160,11 +162,11 @@ object SparkArrow {
   /** A new vector of field `target` with the values of `v` (which the caller still owns). */
   private def convertTo(v: FieldVector, target: Field, allocator: BufferAllocator): FieldVector = {
     if (target == v.getField) {
-      val copy = target.createVector(allocator)
+      val copy = ArrowVectors.create(target, allocator)
       v.makeTransferPair(copy).transfer()
       return copy
     }
-    val out = target.createVector(allocator)
+    val out = ArrowVectors.create(target, allocator)
     val n = v.getValueCount
     try {
       if (v.getClass == out.getClass && !v.getChildrenFromFields.isEmpty) {
@@ -201,7 +203,7 @@ object SparkArrow {
     case (s: UInt4Vector, o: BigIntVector) => o.set(i, s.get(i) & 0xffffffffL)
     case (s: UInt8Vector, o: DecimalVector) =>
       o.set(i, new java.math.BigDecimal(new java.math.BigInteger(java.lang.Long.toUnsignedString(s.get(i)))))
-    case (s: Float2Vector, o: Float4Vector) => o.set(i, s.getValueAsFloat(i))
+    case (s: BaseFixedWidthVector, o: Float4Vector) if s.getTypeWidth == 2 => o.set(i, HalfFloat.toFloat(s.getDataBuffer.getShort(i.toLong * 2)))
     case (s: Decimal256Vector, o: DecimalVector) => o.set(i, s.getObject(i))
     case (s: Decimal256Vector, o: VarCharVector) => o.setSafe(i, s.getObject(i).toPlainString.getBytes("UTF-8"))
     case (s: FixedSizeBinaryVector, o: VarBinaryVector) => o.setSafe(i, s.get(i))

@@ -9,7 +9,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.apache.spark.sql.types._
 
 import io.sparklance.format.{LanceField, LanceSchema, LogicalType}
-import io.sparklance.spark.compat.SparkTime
+import io.sparklance.spark.compat.{Collations, SparkTime}
 import io.sparklance.table.MetadataColumn
 import io.sparklance.util.ScalaCompat._
 import io.sparklance.util.{Errors, Json, LanceException}
@@ -80,9 +80,7 @@ object WriteSchema {
         "checks no string length, so the declared length would be lost); declare it STRING", where)
       case (_: CharType | _: VarcharType, _) => throw Errors.unsupported(s"column '$column' of type ${dt.sql} (Lance checks no " +
         "string length, so the declared length would be lost); declare it STRING", where)
-      // Collations are a Spark 4.0 type feature (collationId; UTF8_BINARY is the plain StringType's):
-      // a Spark 3.5 build drops this case.
-      case (s: StringType, _) if s.collationId != StringType.collationId => throw Errors.unsupported(s"column '$column' of type ${s.sql} " +
+      case (s: StringType, _) if !Collations.plain(s) => throw Errors.unsupported(s"column '$column' of type ${s.sql} " +
         "(a Lance string has no collation, so the column would read back as STRING and compare differently); declare it " +
         "STRING (UTF8_BINARY) and compare with collate(...) in queries", where)
       case (st: StructType, _) => st.fields.foreach(f => checkDeclarable(f.dataType, f.metadata, s"$column.${f.name}", where))

@@ -9,6 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.time.SpanSugar._
 
 import io.sparklance.table.proto.TableProtos
+import io.sparklance.testutil.ErrorConditions._
 import io.sparklance.testutil.{Golden, HostileCopies, LocalSpark}
 import io.sparklance.util.LanceException
 
@@ -100,19 +101,19 @@ class BadInputSuite extends AnyFunSuite with LocalSpark with TimeLimits {
     // On the driver: the exception Spark's caller gets is ours, an AnalysisException.
     val missing = intercept[org.apache.spark.sql.AnalysisException](spark.read.format("lance").load("/definitely/not/here"))
     assert(missing.isInstanceOf[LanceSparkException])
-    assert(missing.getCondition == "LANCE_DATASET_NOT_FOUND")
+    assert(missing.condition == "LANCE_DATASET_NOT_FOUND")
     assert(missing.getSqlState == "42P01")
     assert(missing.getMessageParameters.get("message").contains("/definitely/not/here"))
     val uri = Golden.dataset("basic_types").uri
     val badOption = intercept[org.apache.spark.sql.AnalysisException](spark.read.format("lance").option("batchSize", "0").load(uri))
-    assert((badOption.getCondition, badOption.getSqlState) == ("LANCE_INVALID_OPTION", "22023"))
+    assert((badOption.condition, badOption.getSqlState) == ("LANCE_INVALID_OPTION", "22023"))
     // In a task: Spark rethrows a SparkThrowable that failed a task as it is, not wrapped in
     // its job failure, so the caller sees our class here too.
     val dir = copyOf("basic_types")
     val data = new File(dir, "data").listFiles().head
     Files.write(data.toPath, Files.readAllBytes(data.toPath).take(data.length().toInt / 2))
     val inTask = intercept[org.apache.spark.sql.AnalysisException](spark.read.format("lance").load(dir.getPath).collect())
-    assert((inTask.getCondition, inTask.getSqlState) == ("LANCE_CORRUPT_FILE", "XX001"))
+    assert((inTask.condition, inTask.getSqlState) == ("LANCE_CORRUPT_FILE", "XX001"))
     assert(inTask.getCause.asInstanceOf[LanceException].errorClass == "LANCE_CORRUPT_FILE")
   }
 
@@ -215,13 +216,13 @@ class BadInputSuite extends AnyFunSuite with LocalSpark with TimeLimits {
     val withKeys = s"file://AKIAH2EXAMPLE:$Secret@$table"
     for (read <- Seq[() => Any](() => spark.read.format("lance").load(withKeys).count(), () => spark.sql(s"SELECT * FROM badpaths.`$withKeys`").count())) {
       val t = intercept[LanceSparkException](read())
-      assert(t.getCondition == "LANCE_INVALID_ARGUMENT" && t.getMessage.contains("Wrong FS") && t.getMessage.contains("***@"), t.getMessage)
+      assert(t.condition == "LANCE_INVALID_ARGUMENT" && t.getMessage.contains("Wrong FS") && t.getMessage.contains("***@"), t.getMessage)
       chain(t).foreach(x => assert(!String.valueOf(x.getMessage).contains(Secret) && !x.toString.contains(Secret), x.toString))
     }
     // A read finds nothing at such a path (LANCE_DATASET_NOT_FOUND); a write is refused by the file system.
     val dir = Files.createTempDirectory("lance-nul").toFile
     val nul = intercept[LanceSparkException](spark.range(1).write.format("lance").save(s"$dir/a\u0000b"))
-    assert(nul.getCondition == "LANCE_INVALID_ARGUMENT" && nul.getMessage.contains("Nul character"), nul.getMessage)
+    assert(nul.condition == "LANCE_INVALID_ARGUMENT" && nul.getMessage.contains("Nul character"), nul.getMessage)
     assert(dir.list().isEmpty)
   }
 }

@@ -10,6 +10,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{BlobMode, FragmentScanner, ScanPlanner, Snapshot}
+import io.sparklance.testutil.ErrorConditions._
 import io.sparklance.testutil.{Golden, LocalSpark}
 
 /**
@@ -82,7 +83,7 @@ class BlobBytesSuite extends AnyFunSuite with LocalSpark {
     assert(read(s"/nowhere, ${external.getPath}") == expectedBytes("blobs_v2_2", "blob").length)
     Seq("/nowhere", s"${external.getPath}-not").foreach { allowed =>
       val e = intercept[org.apache.spark.sql.AnalysisException](read(allowed))
-      assert(e.getCondition == "LANCE_BASE_PATH_NOT_ALLOWED" && e.getMessage.contains(external.getPath), e.getMessage)
+      assert(e.condition == "LANCE_BASE_PATH_NOT_ALLOWED" && e.getMessage.contains(external.getPath), e.getMessage)
     }
     // Descriptors name the URI without reading it: nothing to refuse.
     assert(spark.read.format("lance").option("version", "1").option("allowedBasePaths", "/nowhere").load(ds.uri).count() ==
@@ -91,6 +92,6 @@ class BlobBytesSuite extends AnyFunSuite with LocalSpark {
 
   test("a bad blobs option is refused by name") {
     val e = intercept[org.apache.spark.sql.AnalysisException](spark.read.format("lance").option("blobs", "yes").load(Golden.dataset("blobs_v2_2").uri).schema)
-    assert(e.getCondition == "LANCE_INVALID_OPTION" && e.getMessage.contains("'blobs'"))
+    assert(e.condition == "LANCE_INVALID_OPTION" && e.getMessage.contains("'blobs'"))
   }
 }

@@ -7,6 +7,7 @@ import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.AnalysisException
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparklance.testutil.ErrorConditions._
 import io.sparklance.testutil.{Golden, LocalSpark}
 
 /**
@@ -42,7 +43,7 @@ class DeletionFileCorruptionSuite extends AnyFunSuite with LocalSpark {
           try { read(); returned += 1 }
           catch {
             case e: AnalysisException =>
-              assert(e.getCondition == "LANCE_CORRUPT_FILE", s"${f.getName} byte $i bit $bit: $e")
+              assert(e.condition == "LANCE_CORRUPT_FILE", s"${f.getName} byte $i bit $bit: $e")
               assert(e.getMessage.contains(f.getName), s"${f.getName} byte $i bit $bit: $e")
               refused += 1
           }

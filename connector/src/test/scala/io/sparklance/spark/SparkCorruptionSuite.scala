@@ -10,6 +10,7 @@ import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.AnalysisException
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparklance.testutil.ErrorConditions._
 import io.sparklance.testutil.{Golden, LocalSpark}
 
 /**
@@ -52,7 +53,7 @@ class SparkCorruptionSuite extends AnyFunSuite with LocalSpark {
           try { read.get(30, TimeUnit.SECONDS); "rows" }
           catch {
             case e: java.util.concurrent.ExecutionException => e.getCause match {
-              case a: AnalysisException if a.getCondition != null && a.getCondition.startsWith("LANCE_") => a.getCondition
+              case a: AnalysisException if a.condition != null && a.condition.startsWith("LANCE_") => a.condition
               case other => fail(s"case $c of $dataset ($kind): ${other.getClass.getName}: ${other.getMessage}", other)
             }
             case _: TimeoutException =>

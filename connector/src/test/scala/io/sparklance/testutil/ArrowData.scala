@@ -10,6 +10,8 @@ import org.apache.arrow.vector._
 import org.apache.arrow.vector.complex.{FixedSizeListVector, LargeListVector, ListVector, StructVector}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 
+import io.sparklance.format.arrow.ArrowVectors
+
 /**
  * Arrow vectors built from Scala values, one per row: null, a leaf value of the vector's
  * Java type (Byte for int8 and uint8, Int for uint32 (raw bits), Float for float16, String or
@@ -25,7 +27,7 @@ object ArrowData {
 
   /** A new vector of `f` holding `values`, owned by the caller. */
   def vector(f: Field, values: IndexedSeq[Any], allocator: BufferAllocator): FieldVector = {
-    val v = f.createVector(allocator)
+    val v = ArrowVectors.create(f, allocator)
     try fill(v, values) catch { case t: Throwable => v.close(); throw t }
     v
   }
@@ -75,7 +77,7 @@ object ArrowData {
     case (t: TimeStampVector, x: Long) => t.setSafe(i, x)
     case (t: TimeNanoVector, x: Long) => t.setSafe(i, x)
     case (d: DurationVector, x: Long) => d.setSafe(i, x)
-    case (f: Float2Vector, x: Float) => f.setSafeWithPossibleTruncate(i, x)
+    case (f, x: Float) if HalfVectors.isHalf(f) => HalfVectors.set(f, i, x)
     case (f: Float4Vector, x: Float) => f.setSafe(i, x)
     case (f: Float8Vector, x: Double) => f.setSafe(i, x)
     case (d: DecimalVector, x: JBigDecimal) => d.setSafe(i, x)

@@ -59,7 +59,7 @@ object Canonical {
       case s: org.apache.arrow.vector.complex.StructVector =>
         s.getChildrenFromFields.asScala.map(c => c.getName -> cell(c, i)).toMap
       case f: FixedSizeBinaryVector => f.get(i).toSeq
-      case h: Float2Vector => h.get(i) // raw 16 bits
+      case h if HalfVectors.isHalf(h) => HalfVectors.bits(h, i) // raw 16 bits
       case other => other.getObject(i)
     }
 

@@ -8,6 +8,7 @@ import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector.{BigIntVector, VarCharVector, VectorSchemaRoot}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Schema}
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.{FileVersion, LanceSchema}
 import io.sparklance.format.write.{FileWriterOptions, LanceFileWriter}
 import io.sparklance.storage.{ObjectStore, Paths}
@@ -30,7 +31,7 @@ object CommitFixtures {
     val name = s"${UUID.randomUUID()}.lance"
     val sink = store.create(Paths.join(root, "data", name))
     val allocator = new RootAllocator()
-    val batch = VectorSchemaRoot.create(arrowSchema, allocator)
+    val batch = ArrowVectors.root(arrowSchema, allocator)
     try {
       val idv = batch.getVector(0).asInstanceOf[BigIntVector]
       val sv = batch.getVector(1).asInstanceOf[VarCharVector]

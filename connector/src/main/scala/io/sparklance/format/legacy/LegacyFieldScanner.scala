@@ -3,6 +3,7 @@ package io.sparklance.format.legacy
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.FieldVector
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.{FieldScanner, LanceField}
 import io.sparklance.util.Errors
 
@@ -83,7 +84,7 @@ private[legacy] final class LegacyFieldScanner(file: LegacyFileReader, val field
       fill
       if (builder.count != total)
         throw Errors.corrupt(file.path, s"field '${field.name}' decoded ${builder.count} rows where $total were expected")
-      val vector = arrowField.createVector(allocator)
+      val vector = ArrowVectors.create(arrowField, allocator)
       try builder.load(vector, allocator, where)
       catch { case t: Throwable => vector.close(); throw t }
       vector

@@ -6,6 +6,7 @@ import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.FieldVector
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.{BlobDescriptors, ColumnInfo, FieldScanner, LanceField, LanceFileReader}
 import io.sparklance.format.proto.ArrayEncodingCodec
 import io.sparklance.util.Errors
@@ -118,7 +119,7 @@ private final class V20FieldScanner(val field: LanceField, reader: ColumnReader)
   }
 
   private def read(runs: Seq[Run], allocator: BufferAllocator): FieldVector = {
-    val vector = reader.arrowField.createVector(allocator)
+    val vector = ArrowVectors.create(reader.arrowField, allocator)
     try reader.read(runs, vector, allocator)
     catch { case t: Throwable => vector.close(); throw t }
     vector

@@ -6,6 +6,7 @@ import org.apache.arrow.vector.complex.FixedSizeListVector
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode
 import org.apache.arrow.vector.types.pojo.Field
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.encoding._
 import io.sparklance.util.{Errors, LittleEndian => LE}
 
@@ -52,7 +53,7 @@ object ArrowAssembler {
            allocator: BufferAllocator, where: String): FieldVector = {
     val total = values.iterator.map(_.count).sum
     if (total != n) throw Errors.corrupt(where, s"$n slots but $total decoded values")
-    val vector = field.createVector(allocator)
+    val vector = ArrowVectors.create(field, allocator)
     try {
       vector match {
         case v: NullVector => v.setValueCount(n)

@@ -8,6 +8,7 @@ import org.apache.arrow.vector.complex.{LargeListVector, ListVector, StructVecto
 import org.apache.arrow.vector.types.pojo.Field
 
 import io.sparklance.format.LanceField
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.encoding.{BitCopy, DecodedValues}
 import io.sparklance.format.layout.RepDefLayer
 import io.sparklance.util.Errors
@@ -145,7 +146,7 @@ object RepDefUnraveler {
       while (j < n) { if (s.stopLayer(slots(j)) < 0) BitCopy.setBit(validity, j); j += 1 }
       ArrowAssembler.leaf(arrow, n, validity, s.values, allocator, s"$where, field '${f.name}'")
     } else {
-      val vector = arrow.createVector(allocator)
+      val vector = ArrowVectors.create(arrow, allocator)
       try {
         val validity = new Array[Byte]((n + 7) / 8)
         var j = 0

@@ -11,6 +11,7 @@ import org.apache.spark.sql.connector.catalog.{Column, Identifier, NamespaceChan
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import io.sparklance.spark.compat.StructTypeCreates
 import io.sparklance.spark.{LanceSparkException, LanceTable}
 import io.sparklance.spark.procedures.ServesLanceProcedures
 import io.sparklance.storage.{ObjectStore, Paths}
@@ -29,7 +30,7 @@ import io.sparklance.util.Errors
  * path outside the warehouse; dropping such a table removes its name only, never its data.
  * Dropping a table under the warehouse deletes its folder.
  */
-class LanceCatalog extends StagingTableCatalog with SupportsNamespaces with ServesLanceProcedures {
+class LanceCatalog extends StagingTableCatalog with StructTypeCreates with SupportsNamespaces with ServesLanceProcedures {
 
   private var catalogName: String = _
   private var warehouse: String = _

@@ -10,6 +10,7 @@ import org.apache.spark.sql.connector.catalog.{Column, DelegatingCatalogExtensio
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 
+import io.sparklance.spark.compat.StructTypeCreates
 import io.sparklance.spark.{LanceSparkException, LanceTable}
 import io.sparklance.spark.procedures.ServesLanceProcedures
 import io.sparklance.storage.Paths
@@ -29,7 +30,7 @@ import io.sparklance.util.ScalaCompat._
  * `TIMESTAMP AS OF`. DROP TABLE is Spark's own: a managed table's folder is deleted with it,
  * an external table's data stays.
  */
-class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCatalog with ServesLanceProcedures {
+class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCatalog with StructTypeCreates with ServesLanceProcedures {
 
   // Every method Spark calls runs in LanceSparkException.boundary, so that its errors reach
   // Spark (and PySpark) as AnalysisExceptions that keep their Lance class.

@@ -6,6 +6,7 @@ import org.apache.spark.sql.connector.write.{DeltaBatchWrite, DeltaWrite, DeltaW
   WriterCommitMessage}
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 
+import io.sparklance.spark.compat.DriverMetrics
 import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable}
 import io.sparklance.spark.write.{CommitTracking, InsertedKeyColumns, LanceWrite, LanceWriteOptions, WriteMode, WritePlan, WriteTarget}
 import io.sparklance.table.{Fragment, Snapshot}
@@ -26,7 +27,7 @@ import io.sparklance.util.Redaction
  */
 final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, command: Command, rows: Option[WritePlan],
     options: LanceWriteOptions, predicate: String, keys: Option[InsertedKeyColumns])
-    extends DeltaWrite with DeltaBatchWrite with Logging {
+    extends DeltaWrite with DriverMetrics with DeltaBatchWrite with Logging {
 
   override def description(): String =
     s"LanceDeltaWrite ${command.name()} ${Redaction(snapshot.root)} readVersion=${snapshot.version}"
@@ -43,7 +44,7 @@ final class LanceDeltaWrite private (table: LanceTable, snapshot: Snapshot, comm
   // that its rows ended (no writeAll), so it finishes its last file after Spark has read them.
   private var written: Seq[Fragment] = Nil
 
-  override def reportDriverMetrics(): Array[CustomTaskMetric] = tracking.driverMetrics ++ Array(
+  override protected def driverMetrics: Array[CustomTaskMetric] = tracking.driverMetrics ++ Array(
     LanceMetrics.task(LanceMetrics.RowsWritten, written.map(_.physicalRows).sum),
     LanceMetrics.task(LanceMetrics.FilesWritten, written.map(_.files.length).sum),
     LanceMetrics.task(LanceMetrics.BytesWritten, written.flatMap(_.files).map(_.fileSizeBytes).sum))

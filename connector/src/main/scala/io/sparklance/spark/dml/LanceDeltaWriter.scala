@@ -7,6 +7,7 @@ import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, Wr
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.LanceSparkException
+import io.sparklance.spark.compat.MovesUpdatedRows
 import io.sparklance.spark.write.{InsertedKeyColumns, LanceDataWriter, LanceDataWriterFactory}
 import io.sparklance.table.{DeletionVector, Fragment}
 import io.sparklance.table.write.{InsertedKeys, MovedRows}
@@ -57,7 +58,7 @@ final case class LanceDeltaWriterFactory(rows: Option[LanceDataWriterFactory], k
  * Deletions are only collected here; the driver writes the deletion files when it commits.
  */
 final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory], keepRowIds: Boolean, keys: Option[InsertedKeyColumns] = None)
-    extends DeltaWriter[InternalRow] {
+    extends MovesUpdatedRows {
   private val deleted = new RowAddresses
   private val inserted = keys.map(_ => new InsertedKeys())
   private val written = rows.map(new LanceDataWriter(_))
@@ -67,9 +68,10 @@ final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory], keepRowIds: B
 
   override def delete(metadata: InternalRow, id: InternalRow): Unit = deleted.add(id.getLong(0))
 
+  // Only Spark 3.5 hands updates whole (compat.ReinsertedRows); Spark 4 splits them into delete and reinsert.
   override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
     delete(metadata, id)
-    writeRow(row)
+    move(metadata, row)
   }
 
   /** A new row: its key recorded, where the MERGE records them. */
@@ -82,7 +84,7 @@ final class LanceDeltaWriter(rows: Option[LanceDataWriterFactory], keepRowIds: B
     written.getOrElse(throw new IllegalStateException("a DELETE writes no rows")).write(row)
 
   /** An updated row written again: with its row id, where the table keeps them. */
-  override def reinsert(metadata: InternalRow, row: InternalRow): Unit = moved match {
+  override protected def move(metadata: InternalRow, row: InternalRow): Unit = moved match {
     case Some(w) =>
       movedIds += metadata.getLong(0)
       w.write(row)

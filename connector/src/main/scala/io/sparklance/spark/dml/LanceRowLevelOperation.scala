@@ -8,6 +8,7 @@ import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import io.sparklance.spark.compat.ReinsertedRows
 import io.sparklance.spark.{LanceScanBuilder, LanceTable}
 import io.sparklance.table.MetadataColumn
 
@@ -40,8 +41,9 @@ final class LanceRowLevelOperation(val table: LanceTable, command: Command) exte
 
   override def rowId(): Array[NamedReference] = Array(Expressions.column(MetadataColumn.RowAddress.name))
 
-  // An updated row moves to a new fragment: Spark hands it as a delete and a reinsert.
-  override def representUpdateAsDeleteAndInsert(): Boolean = true
+  // An updated row moves to a new fragment: Spark 4 hands it as a delete and a reinsert,
+  // Spark 3.5 whole (compat.ReinsertedRows).
+  override def representUpdateAsDeleteAndInsert(): Boolean = ReinsertedRows.updateAsDeleteAndInsert
 
   /** Set by [[SourceKeyPruning]] when the scan gets the source's keys at run time. */
   @volatile private[dml] var prunedBySourceKeys = false

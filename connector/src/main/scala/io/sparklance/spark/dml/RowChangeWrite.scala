@@ -5,6 +5,7 @@ import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.write.{BatchWrite, Write, WriterCommitMessage}
 import org.roaringbitmap.RoaringBitmap
 
+import io.sparklance.spark.compat.DriverMetrics
 import io.sparklance.spark.{LanceMetrics, LanceTable}
 import io.sparklance.spark.write.{CommitTracking, LanceWrite, WritePlan}
 import io.sparklance.table.{Fragment, Snapshot}
@@ -16,7 +17,7 @@ import io.sparklance.table.write.RowChanges
  * ([[RowChanges]]) at the version the statement read: what [[ReplaceWhere]] and
  * [[MergeInserts]] share (the commit's bookkeeping, metrics and abort).
  */
-private[dml] abstract class RowChangeWrite(table: LanceTable, plan: WritePlan) extends Write with BatchWrite with Logging {
+private[dml] abstract class RowChangeWrite(table: LanceTable, plan: WritePlan) extends Write with DriverMetrics with BatchWrite with Logging {
   protected val snapshot: Snapshot = table.snapshot
   private val tracking = new CommitTracking(plan.where)
 
@@ -24,7 +25,7 @@ private[dml] abstract class RowChangeWrite(table: LanceTable, plan: WritePlan) e
 
   override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.write
 
-  override def reportDriverMetrics(): Array[CustomTaskMetric] = tracking.driverMetrics
+  override protected def driverMetrics: Array[CustomTaskMetric] = tracking.driverMetrics
 
   /**
    * Commits `operation` over the rows `deleted` (offsets by fragment) of the version read, with

@@ -14,6 +14,7 @@ import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.Platform
 
+import io.sparklance.format.HalfFloat
 import io.sparklance.format.LogicalType
 import io.sparklance.spark.compat.SparkTime
 import io.sparklance.util.Errors
@@ -21,7 +22,7 @@ import io.sparklance.util.Errors
 // One writer per Arrow field, from Spark's value of the type the read side shows for it
 // (spark.SparkArrow.readable), back to the original:
 //   unsigned ints from the next wider signed type (uint64 from decimal(20,0)), range-checked;
-//   halffloat from float (rounded to the nearest half, as Arrow's Float16 rounds);
+//   halffloat from float (rounded to the nearest half, ties to even: format.HalfFloat);
 //   timestamps, durations and times from Spark's microseconds (times also from TIME's
 //   nanoseconds), to any unit: a coarser unit floors, as Spark's Parquet writer floors
 //   micros to millis (DateTimeUtils.microsToMillis); a finer one must not overflow;
@@ -78,15 +79,15 @@ private[write] object FieldWriters {
       case (i: ArrowType.Int, d: DecimalType) if i.getBitWidth == 64 && !i.getIsSigned && d.scale == 0 =>
         new UInt64Writer(v.asInstanceOf[UInt8Vector], d, context, column, lanceType, nullable)
       case (fp: ArrowType.FloatingPoint, FloatType) if fp.getPrecision == FloatingPointPrecision.HALF =>
-        new HalfFloatWriter(v.asInstanceOf[Float2Vector], context, column, lanceType, nullable)
+        new HalfFloatWriter(v.asInstanceOf[BaseFixedWidthVector], context, column, lanceType, nullable)
       case (fp: ArrowType.FloatingPoint, FloatType) if fp.getPrecision == FloatingPointPrecision.SINGLE =>
         new FloatWriter(v.asInstanceOf[Float4Vector], context, column, lanceType, nullable)
       case (fp: ArrowType.FloatingPoint, DoubleType) if fp.getPrecision == FloatingPointPrecision.DOUBLE =>
         new DoubleWriter(v.asInstanceOf[Float8Vector], context, column, lanceType, nullable)
       case (_: ArrowType.Utf8 | _: ArrowType.LargeUtf8, _: StringType) =>
-        new StringWriter(v.asInstanceOf[VariableWidthFieldVector], offsetWidth(f.getType), context, column, lanceType, nullable)
+        new StringWriter(v, offsetWidth(f.getType), context, column, lanceType, nullable)
       case (_: ArrowType.Binary | _: ArrowType.LargeBinary, BinaryType) =>
-        new BinaryWriter(v.asInstanceOf[VariableWidthFieldVector], offsetWidth(f.getType), context, column, lanceType, nullable)
+        new BinaryWriter(v, offsetWidth(f.getType), context, column, lanceType, nullable)
       case (b: ArrowType.FixedSizeBinary, BinaryType) =>
         new FixedBinaryWriter(v.asInstanceOf[FixedSizeBinaryVector], b.getByteWidth, context, column, lanceType, nullable)
       case (d: ArrowType.Decimal, in: DecimalType) =>
@@ -201,9 +202,12 @@ private final class UInt64Writer(val vector: UInt8Vector, in: DecimalType, c: Wr
   }
 }
 
-private final class HalfFloatWriter(val vector: Float2Vector, c: WriteContext, col: String, lt: String, nullable: Boolean)
+private final class HalfFloatWriter(val vector: BaseFixedWidthVector, c: WriteContext, col: String, lt: String, nullable: Boolean)
     extends FieldWriter(c, col, lt, nullable) {
-  protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = { vector.setSafeWithPossibleTruncate(i, in.getFloat(o)); addBytes(2) }
+  protected def setValue(in: SpecializedGetters, o: Int, i: Int): Unit = {
+    FieldWriters.putFixed(vector, 2, i, HalfFloat.fromFloat(in.getFloat(o)).toLong)
+    addBytes(2)
+  }
 }
 
 private final class FloatWriter(val vector: Float4Vector, c: WriteContext, col: String, lt: String, nullable: Boolean)
@@ -236,12 +240,27 @@ private abstract class BytesWriter(c: WriteContext, col: String, lt: String, nul
   }
 }
 
+/**
+ * `setSafe` of a string or binary vector, 32- or 64-bit offsets: the two classes share no
+ * interface before Arrow 15 (VariableWidthFieldVector), and Spark 3.5 ships Arrow 12.
+ */
+private trait SetBytes { def apply(i: Int, bytes: Array[Byte], start: Int, n: Int): Unit }
+
+private object SetBytes {
+  def of(v: FieldVector): SetBytes = v match {
+    case s: BaseVariableWidthVector => (i, bytes, start, n) => s.setSafe(i, bytes, start, n)
+    case l: BaseLargeVariableWidthVector => (i, bytes, start, n) => l.setSafe(i, bytes, start, n)
+    case other => throw new IllegalStateException(s"not a string or binary vector: ${other.getClass.getName}")
+  }
+}
+
 /** utf8 and large_utf8 from Spark strings. */
-private final class StringWriter(val vector: VariableWidthFieldVector, offsetBytes: Int, c: WriteContext, col: String, lt: String, nullable: Boolean)
+private final class StringWriter(val vector: FieldVector, offsetBytes: Int, c: WriteContext, col: String, lt: String, nullable: Boolean)
     extends BytesWriter(c, col, lt, nullable) {
+  private val setBytes = SetBytes.of(vector)
   private var scratch = new Array[Byte](64)
   protected def put(bytes: Array[Byte], start: Int, n: Int, i: Int): Unit = {
-    vector.setSafe(i, bytes, start, n)
+    setBytes(i, bytes, start, n)
     addBytes(n.toLong + offsetBytes)
   }
   protected def putFrom(g: SpecializedGetters, o: Int, i: Int): Unit = {
@@ -258,10 +277,11 @@ private final class StringWriter(val vector: VariableWidthFieldVector, offsetByt
 }
 
 /** binary and large_binary (blob columns too) from Spark binaries. */
-private final class BinaryWriter(val vector: VariableWidthFieldVector, offsetBytes: Int, c: WriteContext, col: String, lt: String, nullable: Boolean)
+private final class BinaryWriter(val vector: FieldVector, offsetBytes: Int, c: WriteContext, col: String, lt: String, nullable: Boolean)
     extends BytesWriter(c, col, lt, nullable) {
+  private val setBytes = SetBytes.of(vector)
   protected def put(bytes: Array[Byte], start: Int, n: Int, i: Int): Unit = {
-    vector.setSafe(i, bytes, start, n)
+    setBytes(i, bytes, start, n)
     addBytes(n.toLong + offsetBytes)
   }
   protected def putFrom(g: SpecializedGetters, o: Int, i: Int): Unit = { val b = g.getBinary(o); put(b, 0, b.length, i) }

@@ -8,6 +8,7 @@ import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, Writ
 import org.apache.spark.sql.types.StructType
 
 import io.sparklance.format.LanceSchema
+import io.sparklance.spark.compat.RowsEnd
 import io.sparklance.spark.{LanceMetrics, LanceSparkException}
 import io.sparklance.storage.ObjectStoreFactory
 import io.sparklance.table.Fragment
@@ -46,7 +47,7 @@ final case class LanceDataWriterFactory(
  * removes every file this attempt wrote (a failed, retried or speculative attempt's files
  * never reach a commit).
  */
-final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[InternalRow] {
+final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[InternalRow] with RowsEnd {
   private val where = WritePlan.where(factory.root)
   private val allocator: BufferAllocator = new RootAllocator(factory.taskMemoryBytes)
   private var closed = false
@@ -72,12 +73,8 @@ final class LanceDataWriter(factory: LanceDataWriterFactory) extends DataWriter[
   }
 
   // Spark reads a task's metrics after the last row and before commit(): the files are finished
-  // once the rows end, so that the last file's bytes count. (writeAll is Spark 4.0+, SPARK-46452;
-  // Spark 3.5 calls write() row by row, and a 3.5 shim would leave the last file to commit().)
-  override def writeAll(records: java.util.Iterator[InternalRow]): Unit = {
-    super.writeAll(records)
-    finish()
-  }
+  // once the rows end, so that the last file's bytes count (compat.RowsEnd: not on Spark 3.5).
+  override protected def rowsEnded(): Unit = finish()
 
   override def commit(): LanceCommitMessage = LanceCommitMessage(finish(), files.zoneMapsWritten, inserted.map(_.bitmap))
 

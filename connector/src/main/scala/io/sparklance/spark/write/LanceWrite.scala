@@ -9,6 +9,7 @@ import org.apache.spark.sql.types.StructType
 
 import io.sparklance.format.{FileVersion, LanceSchema}
 import io.sparklance.format.write.FileWriterOptions
+import io.sparklance.spark.compat.DriverMetrics
 import io.sparklance.spark.{LanceMetrics, LanceSparkException, LanceTable, WriteSchema}
 import io.sparklance.storage.Paths
 import io.sparklance.table.Fragment
@@ -52,7 +53,7 @@ object WritePlan {
   def where(root: String): String = s"the write to $root"
 }
 
-final class LanceWrite private (plan: WritePlan, batch: LanceWrite.Batch) extends Write {
+final class LanceWrite private (plan: WritePlan, batch: LanceWrite.Batch) extends Write with DriverMetrics {
 
   override def description(): String =
     s"LanceWrite ${batch.kind} ${Redaction(plan.root)} readVersion=${plan.readVersion.fold("none")(_.toString)}"
@@ -61,8 +62,7 @@ final class LanceWrite private (plan: WritePlan, batch: LanceWrite.Batch) extend
 
   override def supportedCustomMetrics(): Array[CustomMetric] = LanceMetrics.write
 
-  // Spark 4.0+ (SPARK-50049) posts these after the commit; Spark 3.5's Write has no driver metrics.
-  override def reportDriverMetrics(): Array[CustomTaskMetric] = batch.driverMetrics
+  override protected def driverMetrics: Array[CustomTaskMetric] = batch.driverMetrics
 }
 
 object LanceWrite extends Logging {

@@ -8,6 +8,7 @@ import org.apache.arrow.vector.types.pojo.Schema
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.StructType
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.util.Errors
 
 // Spark rows into Arrow batches of a Lance table's Arrow schema (LanceSchema.toArrowForWrite):
@@ -30,7 +31,7 @@ final class RowsToArrow(target: Schema, input: StructType, allocator: BufferAllo
       s"$where: the rows have ${input.length} columns (${input.fieldNames.mkString(", ")}) but the table has " +
         s"${target.getFields.size} (${target.getFields.asScala.map(_.getName).mkString(", ")}); select the table's columns in its order")
 
-  private val root = VectorSchemaRoot.create(target, allocator)
+  private val root = ArrowVectors.root(target, allocator)
   private val context = new WriteContext(where)
   private val writers: Array[FieldWriter] =
     try target.getFields.asScala.indices.map { i =>

@@ -6,7 +6,6 @@ import java.nio.ByteBuffer
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FSDataInputStream, FileStatus, FileSystem, Path, RawLocalFileSystem, UnsupportedFileSystemException}
-import org.apache.hadoop.fs.Options.OpenFileOptions
 import org.apache.hadoop.util.functional.FutureIO
 
 import io.sparklance.storage.{FileEntry, FileSink, ObjectStore, PutResult, RangeReader}
@@ -138,8 +137,8 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
    */
   private def openForRanges(f: FileSystem, p: Path, length: Long, status: Option[FileStatus]): FSDataInputStream = {
     val builder = f.openFile(p)
-      .opt(OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY, OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_RANDOM)
-      .opt(OpenFileOptions.FS_OPTION_OPENFILE_LENGTH, length)
+      .opt(HadoopObjectStore.ReadPolicyOption, "random")
+      .opt(HadoopObjectStore.LengthOption, length)
     status.foreach(builder.withFileStatus)
     FutureIO.awaitFuture(builder.build())
   }
@@ -220,6 +219,11 @@ final class HadoopObjectStore(conf: Configuration) extends ObjectStore {
 }
 
 object HadoopObjectStore {
+
+  // openFile() options of Hadoop 3.3.5+ (Options.OpenFileOptions), spelled out so that the
+  // Hadoop 3.3.4 of Spark 3.5 compiles: as opt() (not must()), a release that lacks them ignores them.
+  private val ReadPolicyOption = "fs.option.openfile.read.policy"
+  private val LengthOption = "fs.option.openfile.length"
 
   /** Our error for a scheme without a file system, naming the jars that provide it. */
   private def missingFileSystem(path: Path, cause: Throwable) = {

@@ -9,6 +9,7 @@ import org.apache.arrow.vector._
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.roaringbitmap.RoaringBitmap
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.{FileVersion, LanceSchema}
 import io.sparklance.format.write.{FileWriterOptions, LanceFileWriter}
 import io.sparklance.storage.{ObjectStore, Paths}
@@ -255,7 +256,7 @@ object IndexRemap {
   /** Writes one index file (Lance 2.2, as pylance 14 writes index files) of `rows` rows filled by `fill`; returns its size. */
   private def write(store: ObjectStore, path: String, schema: Schema, rows: Int, allocator: BufferAllocator)
       (fill: VectorSchemaRoot => Unit): Long = {
-    val root = VectorSchemaRoot.create(schema, allocator)
+    val root = ArrowVectors.root(schema, allocator)
     try {
       root.getFieldVectors.asScala.foreach(_.setInitialCapacity(rows))
       root.allocateNew()

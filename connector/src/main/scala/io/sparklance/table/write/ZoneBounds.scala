@@ -2,11 +2,11 @@ package io.sparklance.table.write
 
 
 import org.apache.arrow.memory.ArrowBuf
-import org.apache.arrow.memory.util.Float16
 import org.apache.arrow.vector.{BaseFixedWidthVector, BaseLargeVariableWidthVector, BaseVariableWidthVector, BitVector, BitVectorHelper, FieldVector}
 import org.apache.arrow.vector.types.FloatingPointPrecision
 import org.apache.arrow.vector.types.pojo.ArrowType
 
+import io.sparklance.format.HalfFloat
 import io.sparklance.util.Errors
 import io.sparklance.util.ScalaCompat._
 
@@ -135,7 +135,7 @@ private[write] object ZoneBounds {
           val x = width match {
             case 8 => java.lang.Double.longBitsToDouble(bits)
             case 4 => java.lang.Float.intBitsToFloat(bits.toInt).toDouble
-            case _ => Float16.toFloat(bits.toShort).toDouble
+            case _ => HalfFloat.toFloat(bits.toShort).toDouble
           }
           if (x.isNaN) nanCount += 1
           else if (!any) { lo = x; hi = x; loBits = bits; hiBits = bits; any = true }

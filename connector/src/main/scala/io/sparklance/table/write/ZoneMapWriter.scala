@@ -10,6 +10,7 @@ import org.apache.arrow.vector._
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.roaringbitmap.RoaringBitmap
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.{FileVersion, LanceSchema}
 import io.sparklance.format.write.{FileWriterOptions, LanceFileWriter}
 import io.sparklance.storage.{ObjectStore, Paths}
@@ -221,7 +222,7 @@ object ZoneMapWriter {
       u32("null_count"), u32("nan_count"), u64("fragment_id"), u64("zone_start"), u64("zone_length")).asJava, meta.asJava)
     val newZones = added.flatMap { case (id, z) => z.zones.map(id -> _) }
     val n = old.rows + newZones.length
-    val root = VectorSchemaRoot.create(schema, allocator)
+    val root = ArrowVectors.root(schema, allocator)
     try {
       root.getFieldVectors.asScala.foreach(_.setInitialCapacity(n))
       root.allocateNew()

@@ -10,6 +10,8 @@ import org.apache.arrow.vector.{UInt4Vector, UInt8Vector, VectorSchemaRoot}
 import org.apache.arrow.vector.ipc.ArrowFileWriter
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 
+import io.sparklance.format.arrow.ArrowVectors
+
 // Spec: rust/lance-index/src/scalar/zonemap.rs (ZoneMapSeedWriter) and scalar/seed.rs. When a
 // zone map's details say `use_seeds`, pylance 14 embeds each new data file's zones for that
 // column in the file: a global buffer holding an Arrow IPC file of one batch (min, max of the
@@ -35,7 +37,7 @@ object ZoneSeed {
       u("null_count", 32), u("nan_count", 32), u("zone_length", 64)).asJava, Map("seed_null_bitmap" -> hex).asJava)
     // A few rows per zone: the vectors of a fragment's zones hold kilobytes.
     val allocator = new RootAllocator(1L << 28)
-    val root = VectorSchemaRoot.create(schema, allocator)
+    val root = ArrowVectors.root(schema, allocator)
     try {
       root.allocateNew()
       val Seq(min, max, nulls, nans, lengths) = root.getFieldVectors.asScala.toSeq: @unchecked

@@ -7,6 +7,7 @@ import org.apache.arrow.vector.types.FloatingPointPrecision
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.encoding.{Fsst, GeneralCompression, FastLanesBitpacking, VariableData}
 import io.sparklance.format.proto.ArrayEncodingCodec
 import io.sparklance.format.v20.{ArrayEncoding => AE}
@@ -39,7 +40,7 @@ class V20DecoderSuite extends AnyFunSuite {
   private def cells(f: Field, pages: Seq[(PageValues, Long, Int)]): IndexedSeq[Any] = {
     val allocator = new RootAllocator(Long.MaxValue)
     try {
-      val v = f.createVector(allocator)
+      val v = ArrowVectors.create(f, allocator)
       try {
         PageSliceAssembler.fill(v, pages.map { case (p, s, c) => PageSlice(p, s, c) }, allocator, Path, "test")
         (0 until v.getValueCount).map(i => Canonical.cell(v, i))

@@ -10,6 +10,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.spark.LanceSparkException
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.Snapshot
+import io.sparklance.testutil.ErrorConditions._
 import io.sparklance.testutil.LocalSpark
 import io.sparklance.util.LanceException
 
@@ -56,7 +57,7 @@ class LanceCatalogSuite extends AnyFunSuite with LocalSpark {
     assert(!new File(warehouse, "tt/t.lance").exists())
     spark.sql("CREATE TABLE wh.tt.u (a INT) USING lance")
     val e = intercept[AnalysisException](spark.sql("DROP NAMESPACE wh.tt"))
-    assert(e.getCondition == "SCHEMA_NOT_EMPTY", e)
+    assert(e.condition == "SCHEMA_NOT_EMPTY", e)
     assert(new File(warehouse, "tt/u.lance/_versions").isDirectory)
     spark.sql("DROP NAMESPACE wh.tt CASCADE")
     assert(!new File(warehouse, "tt").exists())
@@ -77,7 +78,7 @@ class LanceCatalogSuite extends AnyFunSuite with LocalSpark {
     intercept[NoSuchNamespaceException](spark.sql("CREATE TABLE wh.nowhere.t (a INT) USING lance"))
     assert(!new File(warehouse, "nowhere").exists())
     val bad = intercept[LanceSparkException](spark.sql("CREATE TABLE wh.`..`.t (a INT) USING lance"))
-    assert(bad.getCondition == "LANCE_INVALID_NAME" && bad.getMessage.contains("'..' is not a valid namespace name"), bad)
+    assert(bad.condition == "LANCE_INVALID_NAME" && bad.getMessage.contains("'..' is not a valid namespace name"), bad)
     spark.conf.set("spark.sql.catalog.nowh", classOf[LanceCatalog].getName)
     val e = intercept[Throwable](spark.sql("SHOW TABLES IN nowh"))
     assert(Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists(x => x.getMessage != null && x.getMessage.contains("needs a warehouse")), e)
@@ -90,7 +91,7 @@ class LanceCatalogSuite extends AnyFunSuite with LocalSpark {
       "SHOW TABLES IN wh.`a\u0000b`", "CREATE NAMESPACE wh.`a\u0000b`", "SELECT * FROM wh.nm.`a\u0000b`", "CREATE TABLE wh.nm.`x/y` (a INT) USING lance",
       "CREATE TABLE wh.`..`.t USING lance AS SELECT 1 AS a", "SHOW TABLES IN wh.`..`")) {
       val e = intercept[LanceSparkException](spark.sql(sql))
-      assert(e.getCondition == "LANCE_INVALID_NAME", s"$sql: $e")
+      assert(e.condition == "LANCE_INVALID_NAME", s"$sql: $e")
     }
     assert(warehouse.list().toSet ++ new File(warehouse, "nm").list() == before)
   }
@@ -100,7 +101,7 @@ class LanceCatalogSuite extends AnyFunSuite with LocalSpark {
     for (sql <- Seq("CREATE TABLE wh.fmt.p (a INT) USING parquet", "CREATE TABLE wh.fmt.p USING parquet AS SELECT 1 AS a",
       "CREATE OR REPLACE TABLE wh.fmt.p USING delta AS SELECT 1 AS a")) {
       val e = intercept[LanceSparkException](spark.sql(sql))
-      assert(e.getCondition == "LANCE_UNSUPPORTED_FEATURE" && e.getMessage.contains("USING "), s"$sql: $e")
+      assert(e.condition == "LANCE_UNSUPPORTED_FEATURE" && e.getMessage.contains("USING "), s"$sql: $e")
     }
     assert(!new File(warehouse, "fmt/p.lance").exists() && !new File(warehouse, "fmt/p").exists())
     spark.sql("CREATE TABLE wh.fmt.l (a INT)") // no USING: a Lance table

@@ -16,6 +16,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.{LanceField, LanceSchema}
 import io.sparklance.format.write.FileWriterOptions
 import io.sparklance.spark.WriteSchema
@@ -96,7 +97,7 @@ class RowsRoundTripSuite extends AnyFunSuite with LocalSpark {
                 val d = DictionaryEncoder.decode(v, reader.lookup(enc.getId)).asInstanceOf[FieldVector]
                 (d, new Field(v.getName, new FieldType(asRead.isNullable, d.getField.getType, null, asRead.getMetadata), d.getField.getChildren), true)
               }
-            val copy = field.createVector(allocator)
+            val copy = ArrowVectors.create(field, allocator)
             source.makeTransferPair(copy).transfer()
             if (owned) source.close()
             floorNanos(copy)

@@ -22,7 +22,7 @@ import io.sparklance.format.{LanceFileReader, LanceSchema}
 import io.sparklance.spark.compat.SparkTime
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
-import io.sparklance.testutil.{ArrowData, FileRoundTrip}
+import io.sparklance.testutil.{ArrowData, FileRoundTrip, HalfVectors}
 import io.sparklance.util.LanceException
 
 /** Spark values into each Arrow type, the checks on bad values, and batches reusing their vectors. */
@@ -112,8 +112,8 @@ class RowsToArrowSuite extends AnyFunSuite {
       InternalRow(-0.0f, -1, -1, -1L, -1L, -1L, -1L, -1L, -1L, 0L, 0L, 86399999999L, 86399999999L, 0L),
       InternalRow(Seq.fill(14)(null): _*))
     for (unsafe <- Seq(false, true)) convert(target, input, rows, unsafe) { root =>
-      val h = vec[Float2Vector](root, "h")
-      assert(h.getValueAsFloat(0) == 1.5f && java.lang.Float.floatToIntBits(h.getValueAsFloat(1)) == java.lang.Float.floatToIntBits(-0.0f))
+      val h = root.getVector("h")
+      assert(HalfVectors.get(h, 0) == 1.5f && java.lang.Float.floatToIntBits(HalfVectors.get(h, 1)) == java.lang.Float.floatToIntBits(-0.0f))
       assert(vec[DateDayVector](root, "d32").get(0) == 19000 && vec[DateMilliVector](root, "d64").get(0) == 19000L * 86400000L)
       assert(vec[DateMilliVector](root, "d64").get(1) == -86400000L)
       def longs(name: String): Seq[Long] = {
@@ -209,8 +209,8 @@ class RowsToArrowSuite extends AnyFunSuite {
       val v = vec[FixedSizeListVector](root, "v")
       assert(v.getDataVector.getValueCount == 9)
       assert(FileRoundTrip.values(v) == Seq(Seq(1f, 2f, 3f), null, Seq(4f, null, 6f)))
-      val h = vec[FixedSizeListVector](root, "h").getDataVector.asInstanceOf[Float2Vector]
-      assert(Seq(0, 4, 5).map(h.getValueAsFloat) == Seq(0.5f, -2f, 65504f) && h.isNull(1))
+      val h = vec[FixedSizeListVector](root, "h").getDataVector
+      assert(Seq(0, 4, 5).map(HalfVectors.get(h, _)) == Seq(0.5f, -2f, 65504f) && h.isNull(1))
       val u = vec[FixedSizeListVector](root, "u").getDataVector.asInstanceOf[UInt1Vector]
       assert(Seq(0, 1, 4, 5).map(i => u.get(i) & 0xff) == Seq(255, 0, 1, 2))
     }
@@ -326,9 +326,9 @@ class RowsToArrowSuite extends AnyFunSuite {
       val n = 200000
       def batch(): Unit = { var i = 0; while (i < n) { c.append(row); i += 1 }; c.flush() }
       batch(); batch() // vectors grown and code warmed up
-      val before = threads.getCurrentThreadAllocatedBytes
+      val before = threads.getThreadAllocatedBytes(Thread.currentThread().getId)
       batch()
-      val perRow = (threads.getCurrentThreadAllocatedBytes - before).toDouble / n
+      val perRow = (threads.getThreadAllocatedBytes(Thread.currentThread().getId) - before).toDouble / n
       assert(perRow < 1.0, s"$perRow bytes allocated per row")
     } finally c.close()
   }

@@ -22,7 +22,7 @@ import io.sparklance.storage.{ObjectStore, ObjectStoreFactory}
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.Snapshot
 import io.sparklance.table.write.FragmentWriterOptions
-import io.sparklance.testutil.{CommitFixtures, ForwardingStore, LocalSpark}
+import io.sparklance.testutil.{CommitFixtures, ForwardingStore, LocalSpark, TaskRows}
 import io.sparklance.util.Errors
 
 /**
@@ -123,7 +123,7 @@ class TaskAttemptsSuite extends AnyFunSuite with LocalSpark with Eventually {
 
     def attempt(partition: Int, ids: Range, taskId: Long) = {
       val w = factory.createWriter(partition, taskId)
-      w.writeAll(ids.iterator.map(i => InternalRow(i.toLong, UTF8String.fromString(CommitFixtures.value(i.toLong)))).asJava)
+      TaskRows.write(w, ids.iterator.map(i => InternalRow(i.toLong, UTF8String.fromString(CommitFixtures.value(i.toLong)))))
       w
     }
     val other = attempt(1, 300 until 400, 1)
@@ -159,7 +159,7 @@ class TaskAttemptsSuite extends AnyFunSuite with LocalSpark with Eventually {
     val factory = LanceDataWriterFactory(stores, path, WriteSchema.lance(schema, path), schema, schema.indices,
       FragmentWriterOptions(FileWriterOptions(), maxRowsPerFile = 100), batchRows = 50, batchBytes = 1L << 20, taskMemoryBytes = 64L << 20)
     val writer = factory.createWriter(0, 1)
-    writer.writeAll((0 until 300).iterator.map(i => InternalRow(i.toLong, UTF8String.fromString(CommitFixtures.value(i.toLong)))).asJava)
+    TaskRows.write(writer, (0 until 300).iterator.map(i => InternalRow(i.toLong, UTF8String.fromString(CommitFixtures.value(i.toLong)))))
     assert(dataFiles(path).size == 3)
     Thread.currentThread().interrupt()
     try writer.abort() finally assert(Thread.interrupted(), "the thread is still interrupted after abort")

@@ -10,6 +10,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector.{BigIntVector, Float8Vector, VectorSchemaRoot}
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.storage.hadoop.HadoopObjectStoreFactory
 import io.sparklance.table.{Snapshot, ZoneMapIndex}
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
@@ -154,7 +155,7 @@ class ZoneMapAppendSuite extends AnyFunSuite with LocalSpark {
     val targets = ZoneMapWriter.targets(s, path, base.manifest, base.manifest.schema)
     val writer = new FragmentWriter(s, path, base.manifest.schema, FragmentWriterOptions(maxRowsPerFile = 200), Some(new ZoneMapBuilder(targets)))
     val allocator = new RootAllocator()
-    val batch = VectorSchemaRoot.create(base.manifest.schema.toArrowForWrite("test"), allocator)
+    val batch = ArrowVectors.root(base.manifest.schema.toArrowForWrite("test"), allocator)
     try {
       val (ids, xs) = (batch.getVector("id").asInstanceOf[BigIntVector], batch.getVector("x").asInstanceOf[Float8Vector])
       ids.allocateNew(600); xs.allocateNew(600)

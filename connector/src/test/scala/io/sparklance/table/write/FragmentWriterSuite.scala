@@ -11,6 +11,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Schema}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.{FileVersion, LanceSchema}
 import io.sparklance.format.write.FileWriterOptions
 import io.sparklance.storage.hadoop.HadoopObjectStore
@@ -32,7 +33,7 @@ class FragmentWriterSuite extends AnyFunSuite {
 
   /** Rows `[from, from + n)`: id, and a string of 20 to 59 characters (null every 7th row). */
   private def batch(from: Long, n: Int): VectorSchemaRoot = {
-    val root = VectorSchemaRoot.create(arrow, allocator)
+    val root = ArrowVectors.root(arrow, allocator)
     val id = root.getVector(0).asInstanceOf[BigIntVector]
     val s = root.getVector(1).asInstanceOf[VarCharVector]
     (0 until n).foreach { i =>
@@ -135,7 +136,7 @@ class FragmentWriterSuite extends AnyFunSuite {
     val w = new FragmentWriter(new HadoopObjectStore(new Configuration()), root.getPath, lance, FragmentWriterOptions(maxRowsPerFile = 100))
     val good = batch(0, 150)
     try w.write(good) finally good.close()
-    val bad = VectorSchemaRoot.create(new Schema(java.util.List.of(ArrowData.field("id", new ArrowType.Int(32, true)))), allocator)
+    val bad = ArrowVectors.root(new Schema(java.util.List.of(ArrowData.field("id", new ArrowType.Int(32, true)))), allocator)
     bad.getVector(0).asInstanceOf[org.apache.arrow.vector.IntVector].setSafe(0, 1)
     bad.setRowCount(1)
     try intercept[LanceException](w.write(bad)) finally bad.close()

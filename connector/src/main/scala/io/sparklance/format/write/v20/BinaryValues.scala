@@ -2,7 +2,7 @@ package io.sparklance.format.write.v20
 
 import java.nio.ByteBuffer
 
-import org.apache.arrow.vector.{BaseLargeVariableWidthVector, BaseVariableWidthVector, ValueVector, VariableWidthFieldVector}
+import org.apache.arrow.vector.{BaseLargeVariableWidthVector, BaseVariableWidthVector, FieldVector, ValueVector}
 
 import io.sparklance.format.v20.{ArrayEncoding => AE, FlatCompression}
 import io.sparklance.format.encoding.{BitCopy, FsstEncoder, VariableData}
@@ -38,10 +38,10 @@ private[v20] final class BinaryValues(large: Boolean, dictionary: ArrayEncodingS
     val start = offset(v, from)
     val total = offset(v, from + len) - start
     val out = bytes.reserve(total)
-    v.asInstanceOf[VariableWidthFieldVector].getDataBuffer.getBytes(start, out, bytes.length, total.toInt)
+    v.asInstanceOf[FieldVector].getDataBuffer.getBytes(start, out, bytes.length, total.toInt)
     val base = bytes.length.toLong - start
     bytes.advance(total.toInt)
-    val offsets = v.asInstanceOf[VariableWidthFieldVector].getOffsetBuffer
+    val offsets = v.asInstanceOf[FieldVector].getOffsetBuffer
     var i = 1
     if (large) while (i <= len) { ends.append(base + offsets.getLong((from + i).toLong * 8)); i += 1 }
     else while (i <= len) { ends.append(base + offsets.getInt((from + i).toLong * 4)); i += 1 }

@@ -14,6 +14,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparklance.format.arrow.ArrowVectors
 import io.sparklance.format.{FileVersion, LanceFileReader, LanceSchema}
 import io.sparklance.format.proto.ArrayEncodingCodec
 import io.sparklance.storage.FileSink
@@ -230,7 +231,7 @@ class V20FileWriterSuite extends AnyFunSuite {
     val rows = 9000
     val f = fsl("v", dim, field("item", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)))
     val s = new Schema(java.util.List.of(f))
-    val v = f.createVector(allocator).asInstanceOf[org.apache.arrow.vector.complex.FixedSizeListVector]
+    val v = ArrowVectors.create(f, allocator).asInstanceOf[org.apache.arrow.vector.complex.FixedSizeListVector]
     val items = v.addOrGetVector[org.apache.arrow.vector.Float4Vector](FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE))).getVector
     v.allocateNew()
     items.allocateNew(rows * dim)
