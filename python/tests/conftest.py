@@ -22,9 +22,9 @@ GOLDEN = Path(os.environ.get("SPARK_LANCE_GOLDEN", REPO / "target" / "golden"))
 
 # The cross-line subset (`pytest -m lines`; `make test-python-line SPARK_LINE=4.1` runs it with that
 # line's pyspark and jar): golden reads judged by pylance, writes read back by pylance (every type),
-# SQL DDL and DML, concurrent writers, metadata tables, procedures (CALL), refs and the table API
-# (over Connect too where pyspark bundles the server). The S3 tests are left to the full suite: they
-# fetch the line's hadoop-aws from Maven.
+# SQL DDL and DML, concurrent writers, metadata tables, procedures (CALL), refs, the table API
+# (over Connect too where pyspark bundles the server) and the wheel installed alone. The S3 tests
+# are left to the full suite: they fetch the line's hadoop-aws from Maven.
 LINES_MODULES = {"test_read_golden", "test_write", "test_types", "test_sql", "test_dml", "test_concurrent_writes",
                  "test_refs", "test_table_api", "test_table_errors", "test_errors", "test_connect_server", "test_wheel"}
 
@@ -90,7 +90,9 @@ def s3_jars() -> str:
     jars = ivy / "jars"
     if not any(jars.glob("*.jar")):
         packages, excludes = s3_packages(info["hadoop"], info["awsSdk"])
-        conf = {"spark.jars.packages": packages, "spark.jars.excludes": excludes, "spark.jars.ivy": str(ivy)}
+        conf = {"spark.jars.packages": packages, "spark.jars.ivy": str(ivy)}
+        if excludes:
+            conf["spark.jars.excludes"] = excludes
         code = ("import json, sys; from sessions import make_session; "
                 "make_session('local[1]', 'resolve-s3-jars', json.loads(sys.argv[1])).stop()")
         subprocess.run([sys.executable, "-c", code, json.dumps(conf)], check=True, timeout=900,
