@@ -11,7 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{BlobMode, FragmentScanner, ScanPlanner, Snapshot}
 import io.sparklance.testutil.ErrorConditions._
-import io.sparklance.testutil.{Golden, LocalSpark}
+import io.sparklance.testutil.{Golden, InTask, LocalSpark}
 
 /**
  * With `blobs = bytes`, every blob column reads as the bytes pylance's `read_blobs` returns
@@ -82,7 +82,7 @@ class BlobBytesSuite extends AnyFunSuite with LocalSpark {
       .option("allowedBasePaths", allowed).load(ds.uri).select("blob").collect().length
     assert(read(s"/nowhere, ${external.getPath}") == expectedBytes("blobs_v2_2", "blob").length)
     Seq("/nowhere", s"${external.getPath}-not").foreach { allowed =>
-      val e = intercept[org.apache.spark.sql.AnalysisException](read(allowed))
+      val e = InTask.error[org.apache.spark.sql.AnalysisException](read(allowed))
       assert(e.condition == "LANCE_BASE_PATH_NOT_ALLOWED" && e.getMessage.contains(external.getPath), e.getMessage)
     }
     // Descriptors name the URI without reading it: nothing to refuse.

@@ -4,14 +4,13 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector.{FieldVector, TimeMicroVector, TimeMilliVector, TimeNanoVector, TimeSecVector}
-import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions.{col, count, max}
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.spark.compat.SparkTime
-import io.sparklance.testutil.{Golden, LocalSpark}
+import io.sparklance.testutil.{ArrowIpc, Golden, LocalSpark}
 
 /**
  * Every type of the golden types datasets works in a session with no extra configuration:
@@ -28,7 +27,7 @@ class DefaultSessionTypesSuite extends AnyFunSuite with LocalSpark {
   private def expected(name: String): (Long, Map[String, Long], Map[String, IndexedSeq[Option[Long]]]) = {
     val allocator = new RootAllocator(Long.MaxValue)
     try {
-      val reader = new ArrowFileReader(java.nio.file.Files.newByteChannel(Golden.dataset(name).expectedFile(1).toPath), allocator)
+      val reader = ArrowIpc.reader(java.nio.file.Files.newByteChannel(Golden.dataset(name).expectedFile(1).toPath), allocator)
       try {
         val nonNull = scala.collection.mutable.Map.empty[String, Long].withDefaultValue(0L)
         val times = scala.collection.mutable.Map.empty[String, IndexedSeq[Option[Long]]].withDefaultValue(IndexedSeq.empty)

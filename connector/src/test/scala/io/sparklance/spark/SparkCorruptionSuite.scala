@@ -11,7 +11,7 @@ import org.apache.spark.sql.AnalysisException
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.testutil.ErrorConditions._
-import io.sparklance.testutil.{Golden, LocalSpark}
+import io.sparklance.testutil.{Golden, LocalSpark, TaskFailures}
 
 /**
  * The corruption fuzzing of the format layer (format.CorruptionSuite), through Spark: damaged
@@ -52,7 +52,7 @@ class SparkCorruptionSuite extends AnyFunSuite with LocalSpark {
         val outcome =
           try { read.get(30, TimeUnit.SECONDS); "rows" }
           catch {
-            case e: java.util.concurrent.ExecutionException => e.getCause match {
+            case e: java.util.concurrent.ExecutionException => TaskFailures.unwrap(e.getCause) match {
               case a: AnalysisException if a.condition != null && a.condition.startsWith("LANCE_") => a.condition
               case other => fail(s"case $c of $dataset ($kind): ${other.getClass.getName}: ${other.getMessage}", other)
             }

@@ -4,7 +4,7 @@ import java.io.File
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.testutil.CatalogTables
+import io.sparklance.testutil.{CatalogTables, LineBehaviour}
 
 /**
  * The Lance metrics as the Spark UI's SQL tab shows them: read from the SQL status store (what
@@ -38,15 +38,19 @@ class SqlTabMetricsSuite extends AnyFunSuite with CatalogTables {
   private def dataBytes(table: String): Long =
     snapshot(table).manifest.fragments.flatMap(_.files).map(f => new File(s"${location(table)}/data/${f.path}").length()).sum
 
+  // Spark 3.5 shows the reads' metrics only: its writes' are incomplete (LineBehaviour.writeMetrics).
   test("a read, an append, DELETE, UPDATE and MERGE show their true numbers in the SQL tab") {
     spark.sql("CREATE TABLE m (id BIGINT NOT NULL, name STRING) USING lance OPTIONS (maxRowsPerFile '10')")
+    val writes = LineBehaviour.writeMetrics
 
     var before = lastId
     spark.range(30).coalesce(1).selectExpr("id", "concat('n', id) AS name").writeTo("m").append()
-    val append = lastMetrics("rows written", before)
-    assert(append("rows written") == 30 && append("data files written") == 3, append)
-    assert(append("bytes of data files written") == dataBytes("m"), append)
-    assert(append("commit attempts") == 1, append)
+    if (writes) {
+      val append = lastMetrics("rows written", before)
+      assert(append("rows written") == 30 && append("data files written") == 3, append)
+      assert(append("bytes of data files written") == dataBytes("m"), append)
+      assert(append("commit attempts") == 1, append)
+    }
 
     before = lastId
     assert(spark.sql("SELECT * FROM m").collect().length == 30)
@@ -56,21 +60,27 @@ class SqlTabMetricsSuite extends AnyFunSuite with CatalogTables {
 
     before = lastId
     spark.sql("DELETE FROM m WHERE id IN (1, 2, 15)")
-    val delete = lastMetrics("commit attempts", before)
-    assert(delete("commit attempts") == 1, delete)
+    if (writes) {
+      val delete = lastMetrics("commit attempts", before)
+      assert(delete("commit attempts") == 1, delete)
+    }
 
     before = lastId
     spark.sql("UPDATE m SET name = 'u' WHERE id < 5")
-    val update = lastMetrics("commit attempts", before)
-    assert(update("rows written") == 3 && update("commit attempts") == 1, update) // ids 0, 3, 4: 1 and 2 are gone
-    assert(update("data files written") >= 1, update)
+    if (writes) {
+      val update = lastMetrics("commit attempts", before)
+      assert(update("rows written") == 3 && update("commit attempts") == 1, update) // ids 0, 3, 4: 1 and 2 are gone
+      assert(update("data files written") >= 1, update)
+    }
 
     before = lastId
     spark.createDataFrame(Seq((0L, "a"), (40L, "b"), (41L, "c"))).toDF("id", "name").createOrReplaceTempView("src")
     spark.sql("MERGE INTO m t USING src s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name " +
       "WHEN NOT MATCHED THEN INSERT *")
-    val merge = lastMetrics("commit attempts", before)
-    assert(merge("rows written") == 3 && merge("commit attempts") == 1, merge)
+    if (writes) {
+      val merge = lastMetrics("commit attempts", before)
+      assert(merge("rows written") == 3 && merge("commit attempts") == 1, merge)
+    }
     assert(spark.sql("SELECT count(*) FROM m").head().getLong(0) == 29)
   }
 }

@@ -6,7 +6,6 @@ import java.nio.file.{Files, Paths}
 import scala.jdk.CollectionConverters._
 
 import org.apache.arrow.memory.BufferAllocator
-import org.apache.arrow.vector.ipc.ArrowFileReader
 
 /**
  * The golden datasets written by dev/golden/generate.py (pinned pylance) and what pylance
@@ -37,7 +36,7 @@ object Golden {
 
   /** The schema and the canonical rows of an expected Arrow IPC file. */
   def expectedRows(file: File, allocator: BufferAllocator): (org.apache.arrow.vector.types.pojo.Schema, IndexedSeq[IndexedSeq[Any]]) = {
-    val reader = new ArrowFileReader(Files.newByteChannel(file.toPath), allocator)
+    val reader = ArrowIpc.reader(Files.newByteChannel(file.toPath), allocator)
     try {
       val rows = reader.getRecordBlocks.asScala.toIndexedSeq.flatMap { block =>
         reader.loadRecordBatch(block)

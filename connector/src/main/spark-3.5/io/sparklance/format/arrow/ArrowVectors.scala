@@ -14,10 +14,19 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field, Schema}
  * half-float children as [[HalfFloatVector]]s. Every vector of ours is made here.
  */
 object ArrowVectors {
-  def create(field: Field, allocator: BufferAllocator): FieldVector = withHalfFloats(field).createVector(allocator)
+  def create(field: Field, allocator: BufferAllocator): FieldVector = buildable(field).createVector(allocator)
 
-  def root(schema: Schema, allocator: BufferAllocator): VectorSchemaRoot =
-    new VectorSchemaRoot(schema.getFields.asScala.map(create(_, allocator)).asJava)
+  /** `f` as a field whose own createVector() builds it, half floats included (for readers that build vectors from a schema). */
+  def buildable(f: Field): Field =
+    if (!hasHalf(f)) f
+    else if (isHalf(f.getType)) new Field(f.getName, new HalfFloatFieldType(f.getFieldType), f.getChildren)
+    else new Field(f.getName, f.getFieldType, f.getChildren.asScala.map(buildable).asJava)
+
+  /** As VectorSchemaRoot.create: the schema's metadata kept, no rows yet. */
+  def root(schema: Schema, allocator: BufferAllocator): VectorSchemaRoot = {
+    val fields = schema.getFields.asScala.map(buildable)
+    new VectorSchemaRoot(new Schema(fields.asJava, schema.getCustomMetadata), fields.map(_.createVector(allocator)).asJava, 0)
+  }
 
   private def isHalf(t: ArrowType): Boolean = t match {
     case fp: ArrowType.FloatingPoint => fp.getPrecision == FloatingPointPrecision.HALF
@@ -25,9 +34,4 @@ object ArrowVectors {
   }
 
   private def hasHalf(f: Field): Boolean = isHalf(f.getType) || f.getChildren.asScala.exists(hasHalf)
-
-  private def withHalfFloats(f: Field): Field =
-    if (!hasHalf(f)) f
-    else if (isHalf(f.getType)) new Field(f.getName, new HalfFloatFieldType(f.getFieldType), f.getChildren)
-    else new Field(f.getName, f.getFieldType, f.getChildren.asScala.map(withHalfFloats).asJava)
 }

@@ -16,9 +16,12 @@ import io.sparklance.format.HalfFloat
  */
 final class HalfFloatVector(field: Field, allocator: BufferAllocator) extends BaseFixedWidthVector(field, allocator, 2) {
 
-  /** Arrow 12 has no minor type for half floats; nothing of ours dispatches on it. */
-  override def getMinorType: MinorType =
-    throw new UnsupportedOperationException("Arrow 12 has no minor type for half floats")
+  /**
+   * Arrow 12 has no minor type for half floats, and compares two vectors' minor types before a
+   * transfer. EXTENSIONTYPE is one no Arrow factory can build a vector from without an extension
+   * type, so code that would make a vector from it fails rather than build a wrong one.
+   */
+  override def getMinorType: MinorType = MinorType.EXTENSIONTYPE
 
   /** Arrow 12 has no reader for half floats either; nothing of ours reads through readers. */
   override def getReader: FieldReader = throw new UnsupportedOperationException("Arrow 12 has no reader for half floats")

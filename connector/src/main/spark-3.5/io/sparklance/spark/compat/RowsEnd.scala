@@ -6,8 +6,8 @@ import org.apache.spark.sql.connector.write.DataWriter
 /**
  * A data writer told when its task's rows end. Spark 3.5's DataWriter has no writeAll (4.0,
  * SPARK-46452): rows come one by one and the writer first learns they ended at commit(), after
- * Spark read the task's metrics, so on 3.5 the last file's rows and bytes are missing from the
- * write's SQL metrics (the commit and the table are unaffected).
+ * Spark read the task's metrics, so on 3.5 a write's SQL metrics leave out the files its tasks
+ * finish at commit (the commit and the table are unaffected).
  */
 trait RowsEnd extends DataWriter[InternalRow] {
   protected def rowsEnded(): Unit

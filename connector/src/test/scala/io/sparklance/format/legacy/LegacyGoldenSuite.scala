@@ -6,7 +6,6 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
-import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.apache.arrow.vector.types.pojo.{Field, FieldType, Schema}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
@@ -14,7 +13,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.format.{DataFileReader, FileVersion, LanceField}
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{ScanPlanner, ScanTask, Snapshot}
-import io.sparklance.testutil.{Canonical, Golden}
+import io.sparklance.testutil.{ArrowIpc, Canonical, Golden}
 
 /**
  * Every version of every legacy (0.1) golden dataset, read through [[LegacyFileReader]], equals
@@ -60,7 +59,7 @@ class LegacyGoldenSuite extends AnyFunSuite {
 
   /** pylance's schema and rows, with dictionary columns decoded to their values (as we read them). */
   private def expected(file: File, allocator: BufferAllocator): (Schema, IndexedSeq[IndexedSeq[Any]]) = {
-    val reader = new ArrowFileReader(Files.newByteChannel(file.toPath), allocator)
+    val reader = ArrowIpc.reader(Files.newByteChannel(file.toPath), allocator)
     try {
       val schema = reader.getVectorSchemaRoot.getSchema
       val rows = reader.getRecordBlocks.asScala.toIndexedSeq.flatMap { block =>

@@ -8,11 +8,10 @@ import scala.jdk.CollectionConverters._
 import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector._
 import org.apache.arrow.vector.complex.StructVector
-import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format.LanceField
-import io.sparklance.testutil.Golden
+import io.sparklance.testutil.{ArrowIpc, Golden}
 import io.sparklance.util.ScalaCompat._
 
 /**
@@ -69,7 +68,7 @@ class LegacyStatisticsSuite extends AnyFunSuite {
 
   test("types_legacy: null counts and min/max of every batch match the rows pylance reads") {
     val allocator = new RootAllocator(Long.MaxValue)
-    val reader = new ArrowFileReader(Files.newByteChannel(Golden.dataset("types_legacy").expectedFile(1).toPath), allocator)
+    val reader = ArrowIpc.reader(Files.newByteChannel(Golden.dataset("types_legacy").expectedFile(1).toPath), allocator)
     try {
       assert(reader.getRecordBlocks.size == 1)
       reader.loadRecordBatch(reader.getRecordBlocks.get(0))

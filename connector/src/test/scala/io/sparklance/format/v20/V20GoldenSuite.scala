@@ -8,14 +8,13 @@ import scala.jdk.CollectionConverters._
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
 import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
 import org.apache.arrow.vector.dictionary.DictionaryEncoder
-import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.hadoop.HadoopObjectStore
 import io.sparklance.table.{FragmentScanner, ScanPlanner, Snapshot}
-import io.sparklance.testutil.{Canonical, Golden, TableRows}
+import io.sparklance.testutil.{ArrowIpc, Canonical, Golden, TableRows}
 
 /**
  * Every golden dataset written in file format 2.0 reads, through the table layer, into the
@@ -37,7 +36,7 @@ class V20GoldenSuite extends AnyFunSuite {
 
   /** pylance's rows, with dictionary-typed columns expanded to their values (as we read them). */
   private def expected(file: File, allocator: BufferAllocator): (Seq[Field], IndexedSeq[IndexedSeq[Any]]) = {
-    val reader = new ArrowFileReader(Files.newByteChannel(file.toPath), allocator)
+    val reader = ArrowIpc.reader(Files.newByteChannel(file.toPath), allocator)
     try {
       val rows = reader.getRecordBlocks.asScala.toIndexedSeq.flatMap { block =>
         reader.loadRecordBatch(block)
@@ -91,7 +90,7 @@ class V20GoldenSuite extends AnyFunSuite {
         val file = ds.expectedFile(v)
         val (expSchema, exp) = expected(file, allocator)
         val dictionaryValues = {
-          val r = new ArrowFileReader(Files.newByteChannel(file.toPath), allocator)
+          val r = ArrowIpc.reader(Files.newByteChannel(file.toPath), allocator)
           try r.getDictionaryVectors.asScala.map { case (id, d) => id.longValue -> d.getVector.getField.getType }.toMap
           finally r.close()
         }

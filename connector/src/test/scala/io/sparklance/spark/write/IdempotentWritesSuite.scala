@@ -2,7 +2,7 @@ package io.sparklance.spark.write
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.testutil.CatalogTables
+import io.sparklance.testutil.{CatalogTables, LineBehaviour}
 
 /** An idempotent write's (txnAppId, txnVersion) on catalog tables: honoured by row-level writes, refused where stored. */
 class IdempotentWritesSuite extends AnyFunSuite with CatalogTables {
@@ -44,7 +44,9 @@ class IdempotentWritesSuite extends AnyFunSuite with CatalogTables {
     assert(snapshot("r").manifest.config.get("spark-lance.txn.job").contains("7"))
   }
 
+  // INSERT INTO ... WITH (options) is Spark 4.0+ syntax (LineBehaviour.insertOptions).
   test("INSERT INTO ... WITH (txnAppId, txnVersion): the statement run again inserts nothing") {
+    assume(LineBehaviour.insertOptions, "Spark 3.5 has no INSERT INTO ... WITH (options)")
     spark.sql("CREATE TABLE i (id BIGINT) USING lance")
     val insert = "INSERT INTO i WITH ('txnAppId' = 'loader', 'txnVersion' = '3') SELECT id FROM range(4)"
     spark.sql(insert)

@@ -8,7 +8,6 @@ import scala.jdk.CollectionConverters._
 import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector._
 import org.apache.arrow.vector.dictionary.DictionaryEncoder
-import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.apache.arrow.vector.types.TimeUnit
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 import org.apache.spark.sql.catalyst.InternalRow
@@ -24,7 +23,7 @@ import io.sparklance.spark.compat.SparkTime
 import io.sparklance.table.Snapshot
 import io.sparklance.table.write.{FragmentWriter, FragmentWriterOptions}
 import io.sparklance.storage.hadoop.HadoopObjectStore
-import io.sparklance.testutil.{Golden, LocalSpark, PylanceFiles}
+import io.sparklance.testutil.{ArrowIpc, Golden, LocalSpark, PylanceFiles}
 
 /**
  * Every type through Spark and back: a golden table read by our Spark reader, its rows
@@ -83,7 +82,7 @@ class RowsRoundTripSuite extends AnyFunSuite with LocalSpark {
   private def writeExpected(golden: File, keep: Set[String], out: File): Unit = {
     val allocator = new RootAllocator(Long.MaxValue)
     try {
-      val reader = new ArrowFileReader(Files.newByteChannel(golden.toPath), allocator)
+      val reader = ArrowIpc.reader(Files.newByteChannel(golden.toPath), allocator)
       try {
         val roots = reader.getRecordBlocks.asScala.toSeq.map { block =>
           reader.loadRecordBatch(block)

@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 
 import org.apache.arrow.memory.RootAllocator
-import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -14,6 +13,7 @@ import io.sparklance.format.FileVersion
 import io.sparklance.format.write.{FileWriterOptions, LanceFileWriter}
 import io.sparklance.table.{DataFile, FileLocations, Fragment, Snapshot, ZoneMapIndex}
 import io.sparklance.table.commit.{CommitRequest, Operation, TableCommitter}
+import io.sparklance.testutil.ArrowIpc
 import io.sparklance.util.Json
 
 /**
@@ -53,7 +53,7 @@ class ZoneMapSuite extends AnyFunSuite {
   private def builder(targets: IndexedSeq[ZoneMapTarget], slice: Int): ZoneMapBuilder = {
     val builder = new ZoneMapBuilder(targets)
     val in = new FileInputStream(new File(dir, "new.arrow"))
-    val reader = new ArrowFileReader(in.getChannel, allocator)
+    val reader = ArrowIpc.reader(in.getChannel, allocator)
     try {
       var inFile = 0L
       while (reader.loadNextBatch()) {
@@ -212,7 +212,7 @@ class ZoneMapSuite extends AnyFunSuite {
     val m = Snapshot.open(store, path, None).manifest
     val writer = new FragmentWriter(store, path, m.schema, FragmentWriterOptions(maxRowsPerFile = 200), Some(new ZoneMapBuilder(targets)))
     val in = new FileInputStream(new File(dir, "new.arrow"))
-    val reader = new ArrowFileReader(in.getChannel, allocator)
+    val reader = ArrowIpc.reader(in.getChannel, allocator)
     try while (reader.loadNextBatch()) writer.write(reader.getVectorSchemaRoot)
     finally { reader.close(); in.close() }
     val fragments = writer.finish()
@@ -255,7 +255,7 @@ class ZoneMapSuite extends AnyFunSuite {
     val options = FileWriterOptions()
     val (major, minor) = FileVersion.dataFileVersion(options.version)
     val in = new FileInputStream(new File(dir, "new.arrow"))
-    val reader = new ArrowFileReader(in.getChannel, allocator)
+    val reader = ArrowIpc.reader(in.getChannel, allocator)
     val files = try {
       assert(reader.loadNextBatch())
       val batch = reader.getVectorSchemaRoot

@@ -8,7 +8,6 @@ import scala.util.Random
 
 import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector.{FieldVector, UInt8Vector, VectorSchemaRoot}
-import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.apache.arrow.vector.types.{DateUnit, FloatingPointPrecision, TimeUnit}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.apache.hadoop.conf.Configuration
@@ -20,7 +19,7 @@ import io.sparklance.format.proto.ArrayEncodingCodec
 import io.sparklance.storage.FileSink
 import io.sparklance.format.write.{FileWriterOptions, LanceFileWriter}
 import io.sparklance.storage.hadoop.HadoopObjectStore
-import io.sparklance.testutil.{ArrowData, FileRoundTrip, Golden, PylanceFiles, RandomValues, WriterFields}
+import io.sparklance.testutil.{ArrowData, ArrowIpc, FileRoundTrip, Golden, PylanceFiles, RandomValues, WriterFields}
 import io.sparklance.testutil.ArrowData.{field, required}
 import io.sparklance.testutil.RandomValues.Nulls
 import io.sparklance.util.{Json, LanceException}
@@ -428,7 +427,7 @@ class V20FileWriterSuite extends AnyFunSuite {
    * decoded to their values (what a writer is given), and those columns' key types.
    */
   private def goldenBatches(file: File, rows: Long): (Seq[VectorSchemaRoot], Map[String, ArrowType.Int]) = {
-    val reader = new ArrowFileReader(Files.newByteChannel(file.toPath), allocator)
+    val reader = ArrowIpc.reader(Files.newByteChannel(file.toPath), allocator)
     try {
       var left = rows
       var keys = Map.empty[String, ArrowType.Int]
