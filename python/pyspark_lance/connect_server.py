@@ -48,7 +48,8 @@ def missing_server() -> str | None:
     scala = pyspark_scala() or "<scala>"
     return (f"pyspark {pyspark.__version__} does not bundle the Spark Connect server (pyspark bundles it from Spark 4.0); "
             f"start one with spark-submit --packages org.apache.spark:spark-connect_{scala}:{pyspark.__version__} "
-            f"--class {SERVER_CLASS}, our jar ({jar_path()}) in --jars and the catalogs of pyspark_lance.configure()")
+            f"--class {SERVER_CLASS}, our jar (pyspark_lance.jar_path()) in --jars and the catalogs of "
+            "pyspark_lance.configure()")
 
 
 def command(port: int = 15002, host: str = "127.0.0.1", master: str = "local[*]",
