@@ -144,9 +144,9 @@ class SparkWriteSuite extends AnyFunSuite with LocalSpark {
   test("a null in a non-nullable column fails the write and leaves the table as it was, no new file referenced") {
     val path = newPath()
     val schema = StructType(Seq(StructField("id", LongType, nullable = false), StructField("v", StringType)))
-    spark.createDataFrame(java.util.List.of(Row(1L, "a"), Row(2L, "b")), schema).write.format("lance").save(path)
+    spark.createDataFrame(java.util.Arrays.asList(Row(1L, "a"), Row(2L, "b")), schema).write.format("lance").save(path)
     assert(!read(path).schema("id").nullable)
-    val withNull = spark.createDataFrame(java.util.List.of(Row(3L, "c"), Row(null, "d")),
+    val withNull = spark.createDataFrame(java.util.Arrays.asList(Row(3L, "c"), Row(null, "d")),
       StructType(Seq(StructField("id", LongType), StructField("v", StringType))))
     val (files, vs) = (dataFiles(path), versions(path))
     val e = errorOf(withNull.write.format("lance").mode("append").save(path))
