@@ -36,7 +36,7 @@ GOLDEN := target/golden
 # What a jar is built from (not project/'s own build output, which every sbt run rewrites).
 JAR_INPUTS := $(shell find connector/src/main protos project -path project/target -prune -o -path project/project -prune -o -type f -print 2>/dev/null) build.sbt
 
-.PHONY: demo test test-scala test-python test-python-line test-line test-lines jar jars wheel golden venv venv-line \
+.PHONY: demo test test-cross test-scala test-python test-python-line test-line test-lines jar jars wheel golden venv venv-line \
 	bench bench-encode bench-write bench-dml clean
 
 # The quickstart as a user runs it: the wheel installed into a virtualenv of its own (pyspark
@@ -48,10 +48,26 @@ demo: wheel
 	$(DEMO_VENV)/bin/python -m pip install -q --force-reinstall --no-deps dist/pyspark_lance-*.whl
 	cd examples && env -u PYTHONPATH -u SPARK_HOME $(DEMO_VENV)/bin/python quickstart.py
 
+# The newest line in full (Scala suite, jar, pytest), then every other line's cross-line check.
 test: golden
 	$(SBT) "connector/test" "bench/compile" "connector/assembly" </dev/null
 	$(MAKE) --no-print-directory install-jar
 	$(MAKE) --no-print-directory test-python
+	$(MAKE) --no-print-directory test-cross
+
+# The other lines as `make test` checks them within CI's time. For each line PyPI's pyspark runs (3.5
+# with Scala 2.12, 4.0, 4.1): its jar, built from every overlay it takes, and the cross-line pytest
+# subset with its own pyspark, less the tests that start many Spark applications (run by `make
+# test-lines`). For 3.5 with Scala 2.13, which no PyPI pyspark runs: its main and test sources
+# compiled and the Scala cross-line suites run (golden reads, writes read by pylance, DDL, DML,
+# CALL, concurrent commits).
+CROSS_PYSPARK_LINES := 3.5 4.0 4.1
+CROSS_SCALA_SUITES := *TypesGoldenSuite *SparkWriteSuite *RowsRoundTripSuite *SessionCatalogSuite *LanceCatalogSuite \
+	*DmlSuite *TableSuffixesSuite *CallStatementSuite *RefProceduresSuite *TableCommitterSuite
+test-cross: golden
+	@for l in $(CROSS_PYSPARK_LINES); do \
+	  $(MAKE) --no-print-directory test-python-line SPARK_LINE=$$l PYTEST_ARGS='-m "lines and not heavy"' || exit 1; done
+	build/sbt -DsparkLine=3.5 -DscalaBinary=2.13 "connector/testOnly $(CROSS_SCALA_SUITES)" </dev/null
 
 test-scala: golden
 	$(SBT) "connector/test" </dev/null

@@ -29,14 +29,25 @@ LINES_MODULES = {"test_read_golden", "test_write", "test_types", "test_sql", "te
                  "test_refs", "test_table_api", "test_table_errors", "test_errors", "test_connect_server", "test_wheel"}
 
 
+# The tests that start many Spark applications (minutes each): `make test` leaves them out of the
+# other lines' subset (`-m "lines and not heavy"`) to stay within CI's time; `make test-lines` runs them.
+HEAVY_TESTS = {"test_eight_applications_append_ten_times_each",
+               "test_writers_killed_at_random_points_leave_a_table_at_a_committed_version",
+               "test_concurrent_merges_into_a_primary_key_table_insert_no_key_twice",
+               "test_updates_killed_at_random_points_leave_whole_versions"}
+
+
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "lines: the cross-line subset, run with every Spark line's pyspark and jar")
+    config.addinivalue_line("markers", "heavy: starts many Spark applications; left out of make test's other lines")
 
 
 def pytest_collection_modifyitems(items) -> None:
     for item in items:
         if item.module.__name__ in LINES_MODULES and "s3_server" not in item.fixturenames:
             item.add_marker(pytest.mark.lines)
+        if item.originalname in HEAVY_TESTS:
+            item.add_marker(pytest.mark.heavy)
 
 
 @pytest.fixture(scope="session")
