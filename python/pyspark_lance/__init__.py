@@ -9,6 +9,8 @@ Spark: ``spark.read.format("lance").load(uri)``, ``CREATE TABLE t (...) USING la
 from __future__ import annotations
 
 import functools
+import os
+import re
 import warnings
 import zipfile
 from pathlib import Path
@@ -20,7 +22,7 @@ from .errors import LanceError
 from .progress import progress
 from .table import LanceTable
 
-__all__ = ["configure", "session", "jar_path", "jar_info", "__version__", "SESSION_CATALOG", "PROCEDURE_CATALOG",
+__all__ = ["configure", "session", "jar_path", "jar_info", "carried_jars", "pyspark_scala", "__version__", "SESSION_CATALOG", "PROCEDURE_CATALOG",
            "LanceTable", "LanceError", "progress"]
 
 #: The session catalog that creates, replaces and time-travels Lance tables by name, and hands
@@ -33,42 +35,85 @@ SESSION_CATALOG = "io.sparklance.spark.catalog.LanceSessionCatalog"
 PROCEDURE_CATALOG = "io.sparklance.spark.procedures.LanceProcedureCatalog"
 
 
-def jar_path() -> str:
-    """Absolute path of the bundled connector jar.
-
-    Raises FileNotFoundError when the package was installed from a source tree without
-    the jar (build it with ``make jar`` in the repository).
-    """
-    jar = Path(__file__).resolve().parent / "jars" / "spark-lance.jar"
-    if not jar.is_file():
-        raise FileNotFoundError(
-            f"the spark-lance jar is missing at {jar}; run `make jar` in the spark-lance "
-            "repository (or install a built pyspark-lance package)"
-        )
-    return str(jar)
-
-
-@functools.lru_cache(maxsize=1)
-def jar_info() -> dict[str, str]:
-    """What the bundled jar says of itself: ``version``, and the ``spark`` and ``scala`` versions it was built for."""
-    with zipfile.ZipFile(jar_path()) as z:
-        props = z.read("io/sparklance/version.properties").decode("utf-8")
-    return dict(line.split("=", 1) for line in props.splitlines() if "=" in line)
+#: Where the package keeps its jars: one per Spark line and Scala binary, ``spark-lance-4.1_2.13.jar``.
+_JAR_DIR = Path(__file__).resolve().parent / "jars"
+_JAR_NAME = re.compile(r"spark-lance-(\d+\.\d+)_(\d+\.\d+)\.jar")
 
 
 def _spark_line(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
-def _check_spark_line() -> None:
-    """Fails when the installed pyspark is not of the Spark line (major.minor) the jar was built for."""
-    built_for = jar_info().get("spark", "")
-    if _spark_line(built_for) != _spark_line(pyspark.__version__):
-        raise RuntimeError(
-            f"the spark-lance jar {jar_info().get('version')} is built for Spark {_spark_line(built_for)} "
-            f"(Scala {jar_info().get('scala')}) but the installed pyspark is {pyspark.__version__}; install "
-            f"pyspark {_spark_line(built_for)}.x, or a pyspark-lance built for Spark {_spark_line(pyspark.__version__)}"
+def carried_jars() -> dict[str, str]:
+    """The connector jars this package carries, by Spark line and Scala binary: ``{"4.1_2.13": "/.../spark-lance-4.1_2.13.jar"}``.
+
+    A release wheel carries one for every line it supports; a source checkout carries the lines built
+    there (``make jar SPARK_LINE=4.1``, or ``make jars`` for all).
+    """
+    found = {f"{m[1]}_{m[2]}": str(jar) for jar in sorted(_JAR_DIR.glob("spark-lance-*.jar"))
+             if (m := _JAR_NAME.fullmatch(jar.name))}
+    return dict(sorted(found.items(), key=lambda kv: tuple(int(x) for x in re.split(r"[._]", kv[0]))))
+
+
+def pyspark_scala() -> str | None:
+    """The Scala binary (``2.12``, ``2.13``) of the installed Spark, from the ``scala-library`` jar among its jars;
+    None when there is none to read (a pyspark without its jars)."""
+    homes = [os.environ.get("SPARK_HOME"), os.path.dirname(pyspark.__file__)]
+    for home in filter(None, homes):
+        for lib in sorted(Path(home, "jars").glob("scala-library-*.jar")):
+            if m := re.fullmatch(r"scala-library-(\d+\.\d+)\.\d+.*\.jar", lib.name):
+                return m[1]
+    return None
+
+
+def jar_path() -> str:
+    """Absolute path of the carried connector jar for the installed pyspark: its Spark line (major.minor)
+    and its Scala binary.
+
+    Raises FileNotFoundError when the package carries no jar at all (a source tree where none was
+    built: ``make jar``), and RuntimeError when it carries none for this pyspark, naming the installed
+    pyspark, its Scala and the lines carried.
+    """
+    carried = carried_jars()
+    if not carried:
+        raise FileNotFoundError(
+            f"no spark-lance jar in {_JAR_DIR}; run `make jar` (the jar for Spark 4.2, or `make jar SPARK_LINE=4.1` "
+            "for another line) in the spark-lance repository, or install a built pyspark-lance package"
         )
+    line, scala = _spark_line(pyspark.__version__), pyspark_scala()
+    of_line = {key: jar for key, jar in carried.items() if key.startswith(f"{line}_")}
+    if scala is not None and f"{line}_{scala}" in of_line:
+        return of_line[f"{line}_{scala}"]
+    if scala is None and len(of_line) == 1:
+        # No scala-library jar to read (an unusual install): a line built for one Scala only is unambiguous.
+        return next(iter(of_line.values()))
+    lines = ", ".join(f"Spark {key.replace('_', ' (Scala ')})" for key in carried)
+    if scala is None:
+        problem = (f"Spark {line} is carried for more than one Scala and no scala-library jar was found under SPARK_HOME "
+                   f"or pyspark's jars to choose; set SPARK_HOME to the Spark installation pyspark runs")
+    else:
+        build = f"make jar SPARK_LINE={line}" + ("" if scala == "2.13" else f" SCALA_BINARY={scala}")
+        newest = next(reversed(carried)).split("_")[0]
+        problem = (f"install a pyspark of a carried line (e.g. pip install 'pyspark=={newest}.*'), "
+                   f"or a pyspark-lance that carries Spark {line} for Scala {scala} (a source checkout builds a line "
+                   f"its build supports with `{build}`)")
+    raise RuntimeError(
+        f"pyspark-lance has no jar for the installed pyspark {pyspark.__version__} (Scala {scala or 'unknown'}): "
+        f"it carries {lines}; {problem}"
+    )
+
+
+def jar_info() -> dict[str, str]:
+    """What the jar :func:`jar_path` chooses says of itself: ``version``, and the ``spark``, ``scala``, ``java``,
+    ``hadoop`` and ``awsSdk`` versions it was built for."""
+    return dict(_read_info(jar_path()))
+
+
+@functools.lru_cache(maxsize=None)
+def _read_info(jar: str) -> dict[str, str]:
+    with zipfile.ZipFile(jar) as z:
+        props = z.read("io/sparklance/version.properties").decode("utf-8")
+    return dict(line.split("=", 1) for line in props.splitlines() if "=" in line)
 
 
 def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
@@ -85,7 +130,7 @@ def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
             "configure() takes a SparkSession.Builder, e.g. "
             "pyspark_lance.configure(SparkSession.builder).getOrCreate()"
         )
-    _check_spark_line()
+    jar = jar_path()  # raises when the package carries no jar for this pyspark
     if SparkSession.getActiveSession() is not None:
         warnings.warn(
             "a SparkSession is already running in this process: getOrCreate() will return it, and the jar and "
@@ -94,7 +139,7 @@ def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
             stacklevel=2,
         )
     existing = builder._options.get("spark.jars")  # noqa: SLF001 - the builder keeps its options there
-    jars = jar_path() if not existing else f"{existing},{jar_path()}"
+    jars = jar if not existing else f"{existing},{jar}"
     builder = builder.config("spark.jars", jars)
     if "spark.sql.catalog.spark_catalog" not in builder._options:  # noqa: SLF001
         builder = builder.config("spark.sql.catalog.spark_catalog", SESSION_CATALOG)

@@ -27,21 +27,39 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 import pyspark
 
-from . import PROCEDURE_CATALOG, SESSION_CATALOG, _check_spark_line, jar_path
+from . import PROCEDURE_CATALOG, SESSION_CATALOG, jar_path, pyspark_scala
 
 #: pyspark's Connect server entry point (in its bundled spark-connect jar).
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
 
+def missing_server() -> str | None:
+    """Why the installed pyspark cannot start a Connect server (a sentence), or None when it can.
+
+    pyspark bundles the server from Spark 4.0 on; pyspark 3.5's jars hold only the client's protocol,
+    the server is the separate spark-connect package."""
+    if list(Path(pyspark.__file__).parent.glob("jars/spark-connect_*.jar")):
+        return None
+    scala = pyspark_scala() or "<scala>"
+    return (f"pyspark {pyspark.__version__} does not bundle the Spark Connect server (pyspark bundles it from Spark 4.0); "
+            f"start one with spark-submit --packages org.apache.spark:spark-connect_{scala}:{pyspark.__version__} "
+            f"--class {SERVER_CLASS}, our jar (pyspark_lance.jar_path()) in --jars and the catalogs of "
+            "pyspark_lance.configure()")
+
+
 def command(port: int = 15002, host: str = "127.0.0.1", master: str = "local[*]",
             conf: Mapping[str, str] | None = None, jars: Sequence[str] = ()) -> list[str]:
     """The ``spark-submit`` command line that starts the server: our jar (and ``jars``, e.g. hadoop-aws),
-    our catalogs, ``conf`` on top."""
-    _check_spark_line()
+    our catalogs, ``conf`` on top. Raises RuntimeError when the package carries no jar for the installed
+    pyspark, or when that pyspark has no Connect server (:func:`missing_server`)."""
+    jar = jar_path()
+    if (missing := missing_server()) is not None:
+        raise RuntimeError(missing)
     settings = {
         "spark.connect.grpc.binding.address": host,
         "spark.connect.grpc.binding.port": str(port),
@@ -50,7 +68,7 @@ def command(port: int = 15002, host: str = "127.0.0.1", master: str = "local[*]"
         **(conf or {}),
     }
     cmd = [os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-submit"), "--class", SERVER_CLASS,
-           "--master", master, "--jars", ",".join([jar_path(), *jars])]
+           "--master", master, "--jars", ",".join([jar, *jars])]
     for key, value in settings.items():
         cmd += ["--conf", f"{key}={value}"]
     return cmd + ["spark-internal"]

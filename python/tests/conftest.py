@@ -8,14 +8,46 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyspark
 import pytest
 from pyspark.sql import SparkSession
 
+import pyspark_lance
+from pyspark_lance.connect_server import missing_server
 from s3_server import Endpoint, S3Server
 from sessions import make_session
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(os.environ.get("SPARK_LANCE_GOLDEN", REPO / "target" / "golden"))
+
+# The cross-line subset (`pytest -m lines`; `make test-python-line SPARK_LINE=4.1` runs it with that
+# line's pyspark and jar): golden reads judged by pylance, writes read back by pylance (every type),
+# SQL DDL and DML, concurrent writers, metadata tables, procedures (CALL), refs, the table API
+# (over Connect too where pyspark bundles the server) and the wheel installed alone. The S3 tests
+# are left to the full suite: they fetch the line's hadoop-aws from Maven.
+LINES_MODULES = {"test_read_golden", "test_write", "test_types", "test_sql", "test_dml", "test_concurrent_writes",
+                 "test_refs", "test_table_api", "test_table_errors", "test_errors", "test_connect_server", "test_wheel"}
+
+
+# The tests that start many Spark applications (minutes each): `make test` leaves them out of the
+# other lines' subset (`-m "lines and not heavy"`) to stay within CI's time; `make test-lines` runs them.
+HEAVY_TESTS = {"test_eight_applications_append_ten_times_each",
+               "test_writers_killed_at_random_points_leave_a_table_at_a_committed_version",
+               "test_concurrent_merges_into_a_primary_key_table_insert_no_key_twice",
+               "test_updates_killed_at_random_points_leave_whole_versions"}
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "lines: the cross-line subset, run with every Spark line's pyspark and jar")
+    config.addinivalue_line("markers", "heavy: starts many Spark applications; left out of make test's other lines")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    for item in items:
+        if item.module.__name__ in LINES_MODULES and "s3_server" not in item.fixturenames:
+            item.add_marker(pytest.mark.lines)
+        if item.originalname in HEAVY_TESTS:
+            item.add_marker(pytest.mark.heavy)
 
 
 @pytest.fixture(scope="session")
@@ -44,22 +76,34 @@ def dataset_info(golden: Path, name: str) -> dict:
     return json.loads((golden / name / "info.json").read_text())
 
 
-# The jars the README tells S3 users to add: hadoop-aws of Spark's Hadoop and the slim AWS SDK
-# modules. Spark resolves them from the Maven repository once, into an Ivy home of their own
-# under the user's cache (resolving in eight processes at once races on Ivy's files); the
-# writers then get the resolved jars as plain `spark.jars`.
-S3_PACKAGES = ",".join([
-    "org.apache.hadoop:hadoop-aws:3.5.0", "software.amazon.awssdk:s3:2.35.4",
-    "software.amazon.awssdk:s3-transfer-manager:2.35.4", "software.amazon.awssdk:sts:2.35.4"])
-S3_IVY = Path.home() / ".cache" / "spark-lance" / "ivy-s3"
+def s3_packages(hadoop: str, sdk: str) -> tuple[str, str]:
+    """The jars the docs tell S3 users to add, as Maven coordinates and exclusions: hadoop-aws of
+    Spark's Hadoop with the AWS SDK it was built with (the jar records both). SDK v2 (Hadoop 3.4 on)
+    comes as the slim modules instead of its bundle; SDK v1 (Hadoop 3.3, Spark 3.5) is hadoop-aws's
+    own dependency."""
+    if sdk.startswith("1."):
+        return f"org.apache.hadoop:hadoop-aws:{hadoop}", ""
+    return (",".join([f"org.apache.hadoop:hadoop-aws:{hadoop}", f"software.amazon.awssdk:s3:{sdk}",
+                      f"software.amazon.awssdk:s3-transfer-manager:{sdk}", f"software.amazon.awssdk:sts:{sdk}"]),
+            "software.amazon.awssdk:bundle")
+
+
+# Spark resolves the S3 jars from the Maven repository once per Hadoop release, into an Ivy home
+# of their own under the user's cache (resolving in eight processes at once races on Ivy's files);
+# the writers then get the resolved jars as plain `spark.jars`.
+S3_CACHE = Path.home() / ".cache" / "spark-lance"
 
 
 @pytest.fixture(scope="session")
 def s3_jars() -> str:
-    jars = S3_IVY / "jars"
+    info = pyspark_lance.jar_info()
+    ivy = S3_CACHE / f"ivy-s3-{info['hadoop']}"
+    jars = ivy / "jars"
     if not any(jars.glob("*.jar")):
-        conf = {"spark.jars.packages": S3_PACKAGES, "spark.jars.excludes": "software.amazon.awssdk:bundle",
-                "spark.jars.ivy": str(S3_IVY)}
+        packages, excludes = s3_packages(info["hadoop"], info["awsSdk"])
+        conf = {"spark.jars.packages": packages, "spark.jars.ivy": str(ivy)}
+        if excludes:
+            conf["spark.jars.excludes"] = excludes
         code = ("import json, sys; from sessions import make_session; "
                 "make_session('local[1]', 'resolve-s3-jars', json.loads(sys.argv[1])).stop()")
         subprocess.run([sys.executable, "-c", code, json.dumps(conf)], check=True, timeout=900,
@@ -75,7 +119,10 @@ def s3_conf(endpoint, jars: str) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def connect_spark():
-    """A Connect session to a local Connect server with the connector (started once)."""
+    """A Connect session to a local Connect server with the connector (started once); skipped on the
+    lines whose pyspark has no Connect server (3.5), saying so."""
+    if (missing := missing_server()) is not None:
+        pytest.skip(f"Spark Connect on Spark {pyspark.__version__}: {missing}")
     import connect_server
     with connect_server.started() as session:
         yield session

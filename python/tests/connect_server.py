@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from typing import Iterator
-
-from pyspark.sql.connect.session import SparkSession as ConnectSession
+from typing import TYPE_CHECKING, Iterator
 
 from pyspark_lance.connect_server import ConnectServer
+
+if TYPE_CHECKING:  # the Connect client is imported only where a line has Connect (not 3.5's pyspark)
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
 
 
 @contextlib.contextmanager
@@ -34,6 +35,8 @@ def serving(timeout: float = 180.0, conf: dict[str, str] | None = None, jars: li
 @contextlib.contextmanager
 def started(timeout: float = 180.0, conf: dict[str, str] | None = None, jars: list[str] = ()) -> Iterator[ConnectSession]:
     """Starts the server (see :func:`serving`), yields a Connect session to it, and stops both."""
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
     with serving(timeout, conf, jars) as url:
         session = ConnectSession.builder.remote(url).getOrCreate()
         try:

@@ -6,9 +6,13 @@ import os
 import sys
 import tempfile
 
+import pyspark
 from pyspark.sql import SparkSession
 
 import pyspark_lance
+
+#: The installed pyspark's Spark line, e.g. (4, 1): a test of a feature some lines lack asserts what each line gives.
+SPARK_LINE = tuple(int(part) for part in pyspark.__version__.split(".")[:2])
 
 
 def make_session(master: str, app: str, conf: dict[str, str] | None = None) -> SparkSession:

@@ -8,10 +8,16 @@ import sys
 from pathlib import Path
 
 import lance
-from pyspark.sql.connect.session import SparkSession as ConnectSession
+import pyspark
+import pytest
 
 import pyspark_lance
-from pyspark_lance.connect_server import free_port, stop_process_group, wait_until_listening
+from pyspark_lance.connect_server import free_port, missing_server, stop_process_group, wait_until_listening
+
+if (missing := missing_server()) is not None:
+    pytest.skip(f"Spark Connect on Spark {pyspark.__version__}: {missing}", allow_module_level=True)
+
+from pyspark.sql.connect.session import SparkSession as ConnectSession  # noqa: E402 - needs the Connect client
 
 PYTHON_DIR = Path(__file__).resolve().parents[1]
 

@@ -14,8 +14,11 @@ from pathlib import Path
 
 import lance
 import numpy as np
+import pyspark
 import pytest
 from pyarrow import fs as pafs
+
+from pyspark_lance.connect_server import missing_server
 
 import connect_server
 from conftest import s3_conf
@@ -39,7 +42,10 @@ def bucket2(s3_server) -> str:
 
 @pytest.fixture(scope="module")
 def connect_url(s3_server, s3_jars) -> str:
-    """One Connect server for the module, with the S3 jars and the test server's S3A settings."""
+    """One Connect server for the module, with the S3 jars and the test server's S3A settings; skipped
+    on the lines whose pyspark has no Connect server (3.5), saying so."""
+    if (missing := missing_server()) is not None:
+        pytest.skip(f"Spark Connect on Spark {pyspark.__version__}: {missing}")
     conf = s3_conf(s3_server, s3_jars)
     jars = conf.pop("spark.jars").split(",")
     with connect_server.serving(conf=conf, jars=jars) as url:

@@ -45,7 +45,7 @@ class DocsSuite extends AnyFunSuite {
     val sql = doc("sql.md")
     assert(LanceProcedures.names.length >= 9)
     val missing = LanceProcedures.names.flatMap { n =>
-      val params = LanceProcedures.load(Identifier.of(Array(LanceProcedures.Namespace), n), None).bind(null).parameters().map(_.name()).toSeq
+      val params = LanceProcedures.load(Identifier.of(Array(LanceProcedures.Namespace), n), None).parameters.map(_.name)
       assert(params.nonEmpty)
       // A procedure's section is headed by its name; its parameters are named after it (before the next procedure's).
       val at = sql.indexOf(s"### `$n`")

@@ -22,6 +22,7 @@ final class LanceExtensions extends SparkSessionExtensionsProvider {
     extensions.injectPlannerStrategy(_ => AnswerOnDriver)
     extensions.injectPreCBORule(io.sparklance.spark.dml.SourceKeyPruning.apply)
     extensions.injectPreCBORule(io.sparklance.spark.dml.MergeOnColumns.apply)
+    io.sparklance.spark.compat.CallStatements.inject(extensions)
   }
 }
 

@@ -121,6 +121,14 @@ object Errors {
     new InvalidArgumentException("LANCE_INVALID_ARGUMENT", detail)
 
   /**
+   * A `CALL` statement that cannot run as written (its syntax, an argument that is unknown,
+   * missing, repeated or of the wrong type), at `line` and `position` (from 0, as Spark counts)
+   * of the statement's text.
+   */
+  def invalidCall(line: Int, position: Int, detail: String): InvalidArgumentException =
+    new InvalidArgumentException("LANCE_INVALID_ARGUMENT", s"CALL (line $line, pos $position): ${detail.stripSuffix(".")}.")
+
+  /**
    * A column's Lance type, declared in its Spark field metadata under `key`, that its Spark type
    * cannot hold (`readsAs` says what the declared type reads as in Spark, when known).
    */

@@ -35,7 +35,7 @@ class FileMetadataCacheSuite extends AnyFunSuite {
   private def open(store: CountingStore, path: File): (Long, IndexedSeq[ColumnInfo], Long) = {
     store.reset()
     val r = LanceFileReader.open(store, path.getPath)
-    try (r.numRows, r.columns, store.bytesRead("")) finally r.close()
+    try { (r.numRows, r.columns, store.bytesRead("")) } finally r.close()
   }
 
   test("a second open of the same file reads nothing; the same parsed metadata serves both") {
@@ -59,7 +59,7 @@ class FileMetadataCacheSuite extends AnyFunSuite {
     val (_, columnsA, _) = open(store, path)
     place(b, path, 1000)
     val (rowsB, columnsB, fetchedB) = open(store, path)
-    val expected = { val r = LanceFileReader.open(hadoop, b.getPath); try (r.numRows, r.columns) finally r.close() }
+    val expected = { val r = LanceFileReader.open(hadoop, b.getPath); try { (r.numRows, r.columns) } finally r.close() }
     // Encodings hold arrays, which compare by reference: compare where the pages lie.
     def layout(rows: Long, columns: IndexedSeq[ColumnInfo]) = (rows, columns.map(_.pages.map(p => (p.bufferOffsets, p.bufferSizes, p.numRows))))
     val (differs, isB) = (layout(0, columnsB) != layout(0, columnsA), layout(rowsB, columnsB) == layout(expected._1, expected._2))

@@ -222,7 +222,7 @@ class BadInputSuite extends AnyFunSuite with LocalSpark with TimeLimits {
     }
     // A read finds nothing at such a path (LANCE_DATASET_NOT_FOUND); a write is refused by the file system.
     val dir = Files.createTempDirectory("lance-nul").toFile
-    val nul = intercept[LanceSparkException](spark.range(1).write.format("lance").save(s"$dir/a\u0000b"))
+    val nul = InTask.error[LanceSparkException](spark.range(1).write.format("lance").save(s"$dir/a\u0000b"))
     assert(nul.condition == "LANCE_INVALID_ARGUMENT" && nul.getMessage.contains("Nul character"), nul.getMessage)
     assert(dir.list().isEmpty)
   }

@@ -2,6 +2,8 @@ package io.sparklance.spark
 
 import java.io.File
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.arrow.memory.RootAllocator
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -16,7 +18,7 @@ class MetadataColumnsSuite extends AnyFunSuite with LocalSpark {
       val allocator = new RootAllocator(Long.MaxValue)
       try {
         val (schema, expected) = Golden.expectedRows(new File(ds.expectedFile(v).getParentFile, s"rowids_v$v.arrow"), allocator)
-        val names = scala.jdk.CollectionConverters.ListHasAsScala(schema.getFields).asScala.map(_.getName)
+        val names = schema.getFields.asScala.map(_.getName)
         val want = expected.map(r => (r(names.indexOf("_rowid")).asInstanceOf[Number].longValue, r(names.indexOf("_rowaddr")).asInstanceOf[Number].longValue))
         val got = spark.read.format("lance").option("version", v.toString).load(ds.uri)
           .select("_rowid", "_rowaddr", "_fragid").collect().toIndexedSeq

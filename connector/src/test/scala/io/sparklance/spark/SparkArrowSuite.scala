@@ -151,7 +151,7 @@ class SparkArrowSuite extends AnyFunSuite with BeforeAndAfterAll {
   private val i16 = new ArrowType.Int(16, true)
   private val utf8 = ArrowType.Utf8.INSTANCE
   private val float32 = new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)
-  private def entries(k: Field, v: Field) = new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.List.of(k, v))
+  private def entries(k: Field, v: Field) = new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.Arrays.asList(k, v))
   private def map(name: String, k: Field, v: Field) = field(name, new ArrowType.Map(false), entries(k, v))
   private def key(t: ArrowType, children: Field*) = required("key", t, children: _*)
 

@@ -1,7 +1,6 @@
 package io.sparklance.table
 
 import scala.jdk.CollectionConverters._
-import scala.util.Random
 
 import org.apache.arrow.memory.RootAllocator
 import org.apache.hadoop.conf.Configuration
@@ -31,7 +30,7 @@ class AccessPatternSuite extends AnyFunSuite {
     Seq("basic_types_large", "basic_types").foreach { name =>
       val exp = expected(name)
       val (snapshot, tasks, starts) = fragmentsOf(name)
-      val rnd = new Random(11)
+      val rnd = new java.util.SplittableRandom(11)
       tasks.zipWithIndex.foreach { case (t, k) =>
         (0 until 5).foreach { _ =>
           val a = rnd.nextLong(t.physicalRows)
@@ -59,7 +58,7 @@ class AccessPatternSuite extends AnyFunSuite {
       try {
         val scanner = new FragmentScanner(store, t.copy(rowStart = a, rowEnd = b), snapshot.manifest.schema.fields, 1000, allocator)
         val (rows, read) =
-          try (scanner.flatMap(r => try Canonical.rows(r) finally r.close()).toIndexedSeq, scanner.bytesRead)
+          try { (scanner.flatMap(r => try Canonical.rows(r) finally r.close()).toIndexedSeq, scanner.bytesRead) }
           finally scanner.close()
         assert(rows == exp.slice(a.toInt, b.toInt), s"rows [$a, $b)")
         // Each of the three full-zip columns is read in windows of at most 4 MiB (a window's
@@ -75,7 +74,7 @@ class AccessPatternSuite extends AnyFunSuite {
     Seq("basic_types_large", "basic_types").foreach { name =>
       val exp = expected(name)
       val (snapshot, tasks, starts) = fragmentsOf(name)
-      val rnd = new Random(5)
+      val rnd = new java.util.SplittableRandom(5)
       tasks.zipWithIndex.foreach { case (t, k) =>
         val offsets = (0 until 40).map(_ => rnd.nextLong(t.physicalRows)).distinct.sorted.toArray
         val allocator = new RootAllocator(Long.MaxValue)
@@ -104,7 +103,7 @@ class AccessPatternSuite extends AnyFunSuite {
       try {
         def run(task: ScanTask): (IndexedSeq[IndexedSeq[Any]], Long) = {
           val scanner = new FragmentScanner(store, task, fields, 2, allocator)
-          try (scanner.flatMap(r => try Canonical.rows(r) finally r.close()).toIndexedSeq, scanner.bytesRead) finally scanner.close()
+          try { (scanner.flatMap(r => try Canonical.rows(r) finally r.close()).toIndexedSeq, scanner.bytesRead) } finally scanner.close()
         }
         val (rows, bytes) = run(t.select(org.roaringbitmap.RoaringBitmap.bitmapOf(offsets.map(_.toInt): _*)))
         assert(rows == offsets.map(o => columns.map(exp((starts(k) + o).toInt))), s"fragment ${t.fragmentId}")

@@ -52,7 +52,7 @@ class BatchSelectionSuite extends AnyFunSuite {
   test("an empty selection gives an empty batch") {
     val allocator = new RootAllocator()
     val f = ArrowData.field("i", new ArrowType.Int(32, true))
-    val root = new VectorSchemaRoot(java.util.List.of(ArrowData.vector(f, IndexedSeq(1, 2, 3), allocator)))
+    val root = new VectorSchemaRoot(java.util.Arrays.asList(ArrowData.vector(f, IndexedSeq(1, 2, 3), allocator)))
     root.setRowCount(3)
     val out = BatchSelection.select(root, Array.emptyIntArray, allocator)
     assert(out.getRowCount == 0 && Canonical.rows(out).isEmpty)

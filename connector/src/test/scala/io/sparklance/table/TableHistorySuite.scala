@@ -2,6 +2,8 @@ package io.sparklance.table
 
 import java.io.File
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.arrow.memory.RootAllocator
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
@@ -27,7 +29,7 @@ class TableHistorySuite extends AnyFunSuite {
         val (schema, expected) = Golden.expectedRows(ds.expectedFile(v), allocator)
         val snapshot = Snapshot.open(store, ds.uri, Some(v))
         val fields = snapshot.manifest.schema.fields
-        assert(fields.map(_.name) == scala.jdk.CollectionConverters.ListHasAsScala(schema.getFields).asScala.map(_.getName).toIndexedSeq,
+        assert(fields.map(_.name) == schema.getFields.asScala.map(_.getName).toIndexedSeq,
           s"$name v$v columns")
         val actual = TableRows.read(store, snapshot, allocator, 777)
         assert(actual.length == expected.length, s"$name v$v rows")

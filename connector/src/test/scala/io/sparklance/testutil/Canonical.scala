@@ -34,7 +34,7 @@ object Canonical {
       if (enc == null || dictionaries == null) (v, false)
       else (org.apache.arrow.vector.dictionary.DictionaryEncoder.decode(v, dictionaries.lookup(enc.getId)).asInstanceOf[FieldVector], true)
     }
-    try (0 until root.getRowCount).map(i => decoded.map { case (v, _) => cell(v, i) })
+    try Range(0, root.getRowCount).map(i => decoded.map { case (v, _) => cell(v, i) })
     finally decoded.foreach { case (v, owned) => if (owned) v.close() }
   }
 

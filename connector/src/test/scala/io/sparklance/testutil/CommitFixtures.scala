@@ -21,7 +21,7 @@ import io.sparklance.util.Json
  * dev/golden/table_ops.py.
  */
 object CommitFixtures {
-  val arrowSchema = new Schema(java.util.List.of(ArrowData.field("id", new ArrowType.Int(64, true)), ArrowData.field("s", ArrowType.Utf8.INSTANCE)))
+  val arrowSchema = new Schema(java.util.Arrays.asList(ArrowData.field("id", new ArrowType.Int(64, true)), ArrowData.field("s", ArrowType.Utf8.INSTANCE)))
   val schema: LanceSchema = LanceSchema.fromArrow(arrowSchema, "test")
 
   def value(id: Long): String = s"r$id"

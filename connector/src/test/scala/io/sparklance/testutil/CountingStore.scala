@@ -2,14 +2,16 @@ package io.sparklance.testutil
 
 import java.nio.ByteBuffer
 
+import scala.jdk.CollectionConverters._
+
 import io.sparklance.storage.{FileEntry, ObjectStore, RangeReader}
 
 /** An [[ObjectStore]] that counts the bytes read from each file through it, and the directory listings. */
 final class CountingStore(inner: ObjectStore) extends ForwardingStore(inner) {
-  private val read = scala.collection.concurrent.TrieMap.empty[String, Long]
+  private val read = new java.util.concurrent.ConcurrentHashMap[String, java.lang.Long]
 
   /** Bytes read from files whose path ends with `suffix`, since the last reset. */
-  def bytesRead(suffix: String): Long = read.iterator.collect { case (p, n) if p.endsWith(suffix) => n }.sum
+  def bytesRead(suffix: String): Long = read.asScala.iterator.collect { case (p, n) if p.endsWith(suffix) => n.longValue }.sum
 
   /** Directory listings made through this store, since the last reset. */
   @volatile var listings = 0
@@ -27,7 +29,7 @@ final class CountingStore(inner: ObjectStore) extends ForwardingStore(inner) {
       override def size: Long = r.size
       override def modified: Option[Long] = r.modified
       override def read(offset: Long, length: Int): ByteBuffer = {
-        CountingStore.this.read.updateWith(path)(n => Some(n.getOrElse(0L) + length))
+        CountingStore.this.read.merge(path, length.toLong, (a: java.lang.Long, b: java.lang.Long) => a + b)
         r.read(offset, length)
       }
       override def bytesRead: Long = r.bytesRead

@@ -68,7 +68,7 @@ object FileRoundTrip {
     val pos = s.getChild("position").asInstanceOf[org.apache.arrow.vector.UInt8Vector]
     val size = s.getChild("size").asInstanceOf[org.apache.arrow.vector.UInt8Vector]
     val raf = new java.io.RandomAccessFile(file, "r")
-    try (0 until s.getValueCount).map { i =>
+    try Range(0, s.getValueCount).map { i =>
       if (s.isNull(i)) null
       else {
         val b = new Array[Byte](size.get(i).toInt)

@@ -18,7 +18,7 @@ object PutRace {
   def run(store: ObjectStore, threads: Int, rounds: Int, pathOf: Int => String, bytesOf: Int => Array[Byte]): Seq[Round] = {
     val pool = Executors.newFixedThreadPool(threads)
     implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(pool)
-    try (0 until rounds).map { r =>
+    try Range(0, rounds).map { r =>
       val path = pathOf(r)
       val barrier = new CyclicBarrier(threads)
       val outcomes = Await.result(Future.sequence((0 until threads).map { t =>

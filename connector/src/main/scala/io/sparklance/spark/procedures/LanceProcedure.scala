@@ -1,8 +1,6 @@
 package io.sparklance.spark.procedures
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter, UnboundProcedure}
-import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -10,18 +8,18 @@ import io.sparklance.spark.{LanceSparkException, LanceTable}
 import io.sparklance.util.Errors
 
 /**
- * One of the `system.*` procedures every Lance catalog serves (Spark 4's stored procedures,
- * `CALL <catalog>.system.<name>(table => ..., ...)`). A procedure declares its parameters and
- * its result columns, and runs on the driver: what it does to a table goes through the
- * transaction manager like any write. Its result is one small table (the versions, files and
- * bytes it touched), which `CALL` returns as rows.
+ * One of the `system.*` procedures every Lance catalog serves (`CALL <catalog>.system.<name>(table
+ * => ..., ...)`). A procedure declares its parameters and its result columns, and runs on the
+ * driver: what it does to a table goes through the transaction manager like any write. Its result
+ * is one small table (the versions, files and bytes it touched), which `CALL` returns as rows.
+ *
+ * This is the part every Spark line shares. How a line's `CALL` reaches it: Spark 4's stored
+ * procedures (the adapter beside `ServesLanceProcedures` in the spark-4.0+ overlay), or on Spark
+ * 3.5, which has no `CALL`, our own statement ([[CallSyntax]], [[CallBinding]] and the spark-3.5 overlay).
  */
-abstract class LanceProcedure(context: ProcedureContext) extends UnboundProcedure with BoundProcedure {
-  // Bound and unbound at once: the parameters never depend on the call's input types.
-  // (Spark 4.2's SimpleProcedure says the same; 4.0 and 4.1 lack it.)
-  final override def bind(inputType: StructType): BoundProcedure = this
+abstract class LanceProcedure(context: ProcedureContext) {
 
-  final override def name(): String = context.name
+  final def name: String = context.name
 
   /** The parameters in call order; `table` (a name or a path) comes first by convention. */
   protected def params: Seq[LanceProcedure.Param]
@@ -32,31 +30,21 @@ abstract class LanceProcedure(context: ProcedureContext) extends UnboundProcedur
   /** Does the work: `args` holds the call's values by parameter name. */
   protected def run(args: ProcedureArgs): Seq[InternalRow]
 
-  final override def parameters(): Array[ProcedureParameter] = params.map(_.toSpark).toArray
+  final def parameters: Seq[LanceProcedure.Param] = params
 
-  // A procedure changes a table (or reads refs that may change): never folded or cached.
-  final override def isDeterministic(): Boolean = false
-
-  final override def call(input: InternalRow): java.util.Iterator[Scan] = LanceSparkException.boundary {
-    val result = run(new ProcedureArgs(context, params, input)).toArray
-    val scan: Scan = new LocalScan {
-      override def rows(): Array[InternalRow] = result
-      override def readSchema(): StructType = output
-      override def description(): String = s"LanceProcedureResult ${name()}"
-    }
-    java.util.Collections.singletonList(scan).iterator()
+  /**
+   * Runs the procedure on `input`, one value per parameter in [[parameters]] order (NULL: absent,
+   * the procedure's default applies), and returns its result rows (of [[output]]).
+   */
+  final def execute(input: InternalRow): Seq[InternalRow] = LanceSparkException.boundary {
+    run(new ProcedureArgs(context, params, input)).toVector
   }
 }
 
 object LanceProcedure {
 
-  /** A parameter: required, or optional with a SQL default (`NULL`: absent). */
-  final case class Param(name: String, dataType: DataType, required: Boolean, default: String = "NULL", comment: String = "") {
-    def toSpark: ProcedureParameter = {
-      val b = ProcedureParameter.in(name, dataType).comment(comment)
-      (if (required) b else b.defaultValue(default)).build()
-    }
-  }
+  /** A parameter: required, or optional with a default given as a SQL literal (`NULL`: absent). */
+  final case class Param(name: String, dataType: DataType, required: Boolean, default: String = "NULL", comment: String = "")
 
   /** The first parameter of every procedure: the table, by name (resolved as SQL resolves it) or by path. */
   val TableParam: Param = Param("table", StringType, required = true, comment = "the table: a name or a path")
@@ -112,7 +100,7 @@ final class ProcedureArgs(context: ProcedureContext, params: Seq[LanceProcedure.
     (0 until m.numElements()).map(j => k.getUTF8String(j).toString -> (if (v.isNullAt(j)) null else v.getUTF8String(j).toString)).toMap
   }
 
-  /** A value the call must give (Spark enforces required parameters; this catches an explicit NULL). */
+  /** A value the call must give (binding enforces required parameters; this catches an explicit NULL). */
   def need[A](name: String, value: String => Option[A]): A =
     value(name).getOrElse(throw Errors.invalidArgument(s"CALL $procedure: '$name' may not be NULL"))
 }

@@ -2,8 +2,7 @@ package io.sparklance.spark.procedures
 
 import java.util.Locale
 
-import org.apache.spark.sql.connector.catalog.{Identifier, ProcedureCatalog}
-import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
+import org.apache.spark.sql.connector.catalog.Identifier
 
 import io.sparklance.spark.LanceSparkException
 import io.sparklance.util.Errors
@@ -31,7 +30,7 @@ object LanceProcedures {
   def names: Seq[String] = all.keys.toSeq.sorted
 
   /** The procedure `ident` names, as served by `catalog` (whose tables its names resolve in; None: the session's). */
-  def load(ident: Identifier, catalog: Option[String]): UnboundProcedure = LanceSparkException.boundary {
+  def load(ident: Identifier, catalog: Option[String]): LanceProcedure = LanceSparkException.boundary {
     val ns = ident.namespace().toSeq
     val name = ident.name().toLowerCase(Locale.ROOT)
     all.get(name).filter(_ => ns.map(_.toLowerCase(Locale.ROOT)) == Seq(Namespace)).map(_(ProcedureContext(name, catalog)))
@@ -42,15 +41,4 @@ object LanceProcedures {
   def list(namespace: Array[String]): Array[Identifier] =
     if (namespace.toSeq.map(_.toLowerCase(Locale.ROOT)) == Seq(Namespace)) names.map(n => Identifier.of(Array(Namespace), n)).toArray
     else Array.empty
-}
-
-/**
- * A catalog that serves the Lance procedures. `tablesCatalog`: the catalog a table name given
- * to them resolves in when it names none (None: the session's current catalog).
- */
-trait ServesLanceProcedures extends ProcedureCatalog {
-  protected def tablesCatalog: Option[String] = Some(name())
-  override def loadProcedure(ident: Identifier): UnboundProcedure = LanceProcedures.load(ident, tablesCatalog)
-  // Spark 4.1's SHOW PROCEDURES (absent from 4.0's interface, hence no `override`).
-  def listProcedures(namespace: Array[String]): Array[Identifier] = LanceProcedures.list(namespace)
 }

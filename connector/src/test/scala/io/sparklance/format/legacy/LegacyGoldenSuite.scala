@@ -148,7 +148,7 @@ class LegacyGoldenSuite extends AnyFunSuite {
       try {
         def firstThree(f: LegacyFileReader) = {
           val v = f.scan(field, _ => None).next(3, allocator)
-          try (0 until 3).map(i => Canonical.cell(v, i)) finally v.close()
+          try Range(0, 3).map(i => Canonical.cell(v, i)) finally v.close()
         }
         val before = firstThree(original)
         assert(before.forall(v => v != null && v.toString.nonEmpty))

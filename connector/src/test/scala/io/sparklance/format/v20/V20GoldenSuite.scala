@@ -46,7 +46,7 @@ class V20GoldenSuite extends AnyFunSuite {
           if (enc == null) (v, false)
           else (DictionaryEncoder.decode(v, reader.getDictionaryVectors.get(enc.getId)).asInstanceOf[FieldVector], true)
         }
-        try (0 until root.getRowCount).map(i => vectors.map { case (v, _) => Canonical.cell(v, i) })
+        try Range(0, root.getRowCount).map(i => vectors.map { case (v, _) => Canonical.cell(v, i) })
         finally vectors.foreach { case (v, decoded) => if (decoded) v.close() }
       }
       (reader.getVectorSchemaRoot.getSchema.getFields.asScala.toSeq, rows)

@@ -26,30 +26,30 @@ class FileWriterInputSuite extends AnyFunSuite {
   private def batch(schema: Schema, columns: IndexedSeq[Any]*) =
     FileRoundTrip.root(schema, schema.getFields.asScala.toSeq.zip(columns).map { case (f, vs) => ArrowData.vector(f, vs, allocator) })
 
-  private val ints = new Schema(java.util.List.of(field("a", new ArrowType.Int(32, true))))
+  private val ints = new Schema(java.util.Arrays.asList(field("a", new ArrowType.Int(32, true))))
 
   test("a batch whose schema differs from the file's is refused, naming both") {
-    val other = new Schema(java.util.List.of(field("a", new ArrowType.Int(64, true))))
+    val other = new Schema(java.util.Arrays.asList(field("a", new ArrowType.Int(64, true))))
     val w = writer(ints)
     val b = batch(other, IndexedSeq(1L, 2L))
     try {
       val e = intercept[InvalidArgumentException](w.write(b))
       assert(e.getMessage.contains("a: Int(64, true)") && e.getMessage.contains("a: Int(32, true)"))
     } finally b.close()
-    val renamed = new Schema(java.util.List.of(field("b", new ArrowType.Int(32, true))))
+    val renamed = new Schema(java.util.Arrays.asList(field("b", new ArrowType.Int(32, true))))
     val b2 = batch(renamed, IndexedSeq(1))
     try intercept[InvalidArgumentException](w.write(b2)) finally b2.close()
   }
 
   test("a null in a non-nullable field is refused, naming the field and row; under a null parent it is no value") {
-    val s = new Schema(java.util.List.of(required("a", new ArrowType.Int(32, true))))
+    val s = new Schema(java.util.Arrays.asList(required("a", new ArrowType.Int(32, true))))
     val w = writer(s)
     val b = batch(s, IndexedSeq(1, null, 3))
     try {
       val e = intercept[InvalidArgumentException](w.write(b))
       assert(e.getMessage.contains("'a'") && e.getMessage.contains("row 1"))
     } finally b.close()
-    val nested = new Schema(java.util.List.of(field("st", ArrowType.Struct.INSTANCE, required("x", new ArrowType.Int(32, true)))))
+    val nested = new Schema(java.util.Arrays.asList(field("st", ArrowType.Struct.INSTANCE, required("x", new ArrowType.Int(32, true)))))
     val w2 = writer(nested)
     val ok = batch(nested, IndexedSeq(Seq(1), null, Seq(3)))
     try w2.write(ok) finally ok.close()
@@ -59,24 +59,24 @@ class FileWriterInputSuite extends AnyFunSuite {
 
   test("versions and types pylance cannot write are refused by name") {
     intercept[UnsupportedFeatureException](FileWriterOptions(FileVersion.Legacy))
-    val map = new Schema(java.util.List.of(new Field("m", FieldType.nullable(new ArrowType.Map(false)), java.util.List.of(
-      new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.List.of(
+    val map = new Schema(java.util.Arrays.asList(new Field("m", FieldType.nullable(new ArrowType.Map(false)), java.util.Arrays.asList(
+      new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.Arrays.asList(
         required("key", ArrowType.Utf8.INSTANCE), field("value", new ArrowType.Int(32, true))))))))
     assert(intercept[UnsupportedFeatureException](writer(map, FileVersion.V2_1)).getMessage.contains("maps need file format 2.2"))
-    val binaryBlob = new Schema(java.util.List.of(new Field("b", new FieldType(true, ArrowType.Binary.INSTANCE, null,
-      java.util.Map.of("lance-encoding:blob", "true")), java.util.List.of())))
+    val binaryBlob = new Schema(java.util.Arrays.asList(new Field("b", new FieldType(true, ArrowType.Binary.INSTANCE, null,
+      java.util.Map.of("lance-encoding:blob", "true")), java.util.Arrays.asList())))
     assert(intercept[UnsupportedFeatureException](writer(binaryBlob)).getMessage.contains("must be large_binary"))
-    val packedVar = new Schema(java.util.List.of(new Field("p", new FieldType(true, ArrowType.Struct.INSTANCE, null,
-      java.util.Map.of("lance-encoding:packed", "true")), java.util.List.of(required("s", ArrowType.Utf8.INSTANCE)))))
+    val packedVar = new Schema(java.util.Arrays.asList(new Field("p", new FieldType(true, ArrowType.Struct.INSTANCE, null,
+      java.util.Map.of("lance-encoding:packed", "true")), java.util.Arrays.asList(required("s", ArrowType.Utf8.INSTANCE)))))
     assert(intercept[UnsupportedFeatureException](writer(packedVar, FileVersion.V2_1)).getMessage.contains("file format 2.2"))
-    val compression = new Schema(java.util.List.of(new Field("c", new FieldType(true, ArrowType.Utf8.INSTANCE, null,
-      java.util.Map.of("lance-encoding:compression", "brotli")), java.util.List.of())))
+    val compression = new Schema(java.util.Arrays.asList(new Field("c", new FieldType(true, ArrowType.Utf8.INSTANCE, null,
+      java.util.Map.of("lance-encoding:compression", "brotli")), java.util.Arrays.asList())))
     assert(intercept[InvalidArgumentException](writer(compression)).getMessage.contains("brotli"))
   }
 
   test("a null member of a packed struct is refused; a null packed struct is fine") {
-    val s = new Schema(java.util.List.of(new Field("p", new FieldType(true, ArrowType.Struct.INSTANCE, null,
-      java.util.Map.of("lance-encoding:packed", "true")), java.util.List.of(field("a", new ArrowType.Int(32, true))))))
+    val s = new Schema(java.util.Arrays.asList(new Field("p", new FieldType(true, ArrowType.Struct.INSTANCE, null,
+      java.util.Map.of("lance-encoding:packed", "true")), java.util.Arrays.asList(field("a", new ArrowType.Int(32, true))))))
     val w = writer(s)
     val ok = batch(s, IndexedSeq(Seq(1), null))
     try w.write(ok) finally ok.close()
@@ -85,7 +85,7 @@ class FileWriterInputSuite extends AnyFunSuite {
   }
 
   test("a large batch is written in pages of about the budget: a column never buffers the batch") {
-    val vec = new Schema(java.util.List.of(field("v", new ArrowType.FixedSizeList(128), field("item",
+    val vec = new Schema(java.util.Arrays.asList(field("v", new ArrowType.FixedSizeList(128), field("item",
       new ArrowType.FloatingPoint(org.apache.arrow.vector.types.FloatingPointPrecision.SINGLE)))))
     val rows = 40000 // 20 MB of vectors in one batch
     val b = batch(vec, IndexedSeq.tabulate(rows)(i => IndexedSeq.fill(128)(i.toFloat)))

@@ -43,11 +43,11 @@ class FileWriterPropertySuite extends AnyFunSuite {
       case 3 => make(ArrowType.LargeList.INSTANCE, randomField("item", depth + 1, version, rnd))
       case 4 => make(ArrowType.Struct.INSTANCE, (0 until 1 + rnd.nextInt(3)).map(i => randomField(s"m$i", depth + 1, version, rnd)): _*)
       case _ if version >= FileVersion.V2_2 =>
-        new Field(name, new FieldType(nullable, new ArrowType.Map(false), null), java.util.List.of(
-          new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.List.of(
-            new Field("key", FieldType.notNullable(ArrowType.Utf8.INSTANCE), java.util.List.of()),
+        new Field(name, new FieldType(nullable, new ArrowType.Map(false), null), java.util.Arrays.asList(
+          new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.Arrays.asList(
+            new Field("key", FieldType.notNullable(ArrowType.Utf8.INSTANCE), java.util.Arrays.asList()),
             randomField("value", depth + 1, version, rnd)))))
-      case _ => make(new ArrowType.FixedSizeList(1 + rnd.nextInt(5)), new Field("item", FieldType.nullable(new ArrowType.Int(32, true)), java.util.List.of()))
+      case _ => make(new ArrowType.FixedSizeList(1 + rnd.nextInt(5)), new Field("item", FieldType.nullable(new ArrowType.Int(32, true)), java.util.Arrays.asList()))
     }
   }
 

@@ -47,13 +47,13 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
     list("lemb", fsl("item", 4, new ArrowType.FloatingPoint(FloatingPointPrecision.HALF))),
     field("nul", ArrowType.Null.INSTANCE))
 
-  private def mapField = new Field("mp", FieldType.nullable(new ArrowType.Map(false)), java.util.List.of(
-    new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.List.of(
-      new Field("key", FieldType.notNullable(ArrowType.Utf8.INSTANCE), java.util.List.of()),
+  private def mapField = new Field("mp", FieldType.nullable(new ArrowType.Map(false)), java.util.Arrays.asList(
+    new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.Arrays.asList(
+      new Field("key", FieldType.notNullable(ArrowType.Utf8.INSTANCE), java.util.Arrays.asList()),
       field("value", new ArrowType.Int(32, true))))))
 
   private def blob(name: String, t: ArrowType) =
-    new Field(name, new FieldType(true, t, null, java.util.Map.of("lance-encoding:blob", "true")), java.util.List.of())
+    new Field(name, new FieldType(true, t, null, java.util.Map.of("lance-encoding:blob", "true")), java.util.Arrays.asList())
 
   private def packed(name: String, children: Field*) =
     new Field(name, new FieldType(true, ArrowType.Struct.INSTANCE, null, java.util.Map.of("lance-encoding:packed", "true")), children.asJava)

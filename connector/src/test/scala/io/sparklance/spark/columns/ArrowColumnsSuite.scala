@@ -196,7 +196,7 @@ class ArrowColumnsSuite extends AnyFunSuite with BeforeAndAfterAll {
     val v = new IntVector("i", allocator)
     try {
       val (validity, data) = (allocator.buffer(64), allocator.buffer(16))
-      try v.loadFieldBuffers(new org.apache.arrow.vector.ipc.message.ArrowFieldNode(100, 0), java.util.List.of(validity, data))
+      try v.loadFieldBuffers(new org.apache.arrow.vector.ipc.message.ArrowFieldNode(100, 0), java.util.Arrays.asList(validity, data))
       finally { validity.close(); data.close() }
       val e = intercept[io.sparklance.util.CorruptFileException](ArrowColumns.of(v, "batch source"))
       assert(e.getMessage.contains("400 needed"))

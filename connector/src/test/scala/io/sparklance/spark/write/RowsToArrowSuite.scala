@@ -230,8 +230,8 @@ class RowsToArrowSuite extends AnyFunSuite {
       f("st", ArrowType.Struct.INSTANCE, f("a", new ArrowType.Int(32, true)), req("b", ArrowType.Utf8.INSTANCE)),
       f("l", ArrowType.List.INSTANCE, item(new ArrowType.Int(16, false))),
       f("ll", ArrowType.LargeList.INSTANCE, item(ArrowType.Struct.INSTANCE, f("x", new ArrowType.Int(64, true)))),
-      new Field("m", FieldType.nullable(new ArrowType.Map(false)), java.util.List.of(
-        new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.List.of(
+      new Field("m", FieldType.nullable(new ArrowType.Map(false)), java.util.Arrays.asList(
+        new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.Arrays.asList(
           req("key", ArrowType.Utf8.INSTANCE), f("value", new ArrowType.Int(32, false)))))),
       f("n", ArrowType.Null.INSTANCE))
     val input = StructType.fromDDL("st struct<a: int, b: string not null>, l array<int>, ll array<struct<x: bigint>>, m map<string, bigint>, n void")
@@ -272,11 +272,11 @@ class RowsToArrowSuite extends AnyFunSuite {
   }
 
   test("a Spark type a column does not take, or another number of columns, is refused before any row") {
-    assert(intercept[LanceException](new RowsToArrow(new Schema(java.util.List.of(f("a", new ArrowType.Int(32, false)))),
+    assert(intercept[LanceException](new RowsToArrow(new Schema(java.util.Arrays.asList(f("a", new ArrowType.Int(32, false)))),
       StructType.fromDDL("a string"), allocator)).errorClass == "LANCE_COLUMN_TYPE_MISMATCH")
-    assert(intercept[LanceException](new RowsToArrow(new Schema(java.util.List.of(f("a", new ArrowType.FixedSizeBinary(4)))),
+    assert(intercept[LanceException](new RowsToArrow(new Schema(java.util.Arrays.asList(f("a", new ArrowType.FixedSizeBinary(4)))),
       StructType.fromDDL("a struct<x: int>"), allocator)).errorClass == "LANCE_COLUMN_TYPE_MISMATCH")
-    assert(intercept[LanceException](new RowsToArrow(new Schema(java.util.List.of(f("a", new ArrowType.Int(32, true)))),
+    assert(intercept[LanceException](new RowsToArrow(new Schema(java.util.Arrays.asList(f("a", new ArrowType.Int(32, true)))),
       StructType.fromDDL("a int, b int"), allocator)).errorClass == "LANCE_INVALID_ARGUMENT")
     assert(allocator.getAllocatedMemory == 0, "nothing is left allocated by a refused converter")
   }
@@ -336,8 +336,8 @@ class RowsToArrowSuite extends AnyFunSuite {
   test("a blob column takes the bytes, which the file writer stores out of line") {
     val work = Files.createTempDirectory("rows-blob").toFile
     val blobMeta = java.util.Map.of("lance-encoding:blob", "true")
-    val arrow = new Schema(java.util.List.of(f("id", new ArrowType.Int(64, true)),
-      new Field("blob", new FieldType(true, ArrowType.LargeBinary.INSTANCE, null, blobMeta), java.util.List.of())))
+    val arrow = new Schema(java.util.Arrays.asList(f("id", new ArrowType.Int(64, true)),
+      new Field("blob", new FieldType(true, ArrowType.LargeBinary.INSTANCE, null, blobMeta), java.util.Arrays.asList())))
     val lance = LanceSchema.fromArrow(arrow, "blob test")
     assert(lance.fields(1).blobVersion.nonEmpty)
     val payloads = IndexedSeq(Array.fill[Byte](100000)(3), null, Array.emptyByteArray, Array.tabulate[Byte](777)(_.toByte))

@@ -107,7 +107,7 @@ class StoreWriteSuite extends AnyFunSuite {
       reads.incrementAndGet()
     })
     reader.start()
-    try (0 until 300).foreach(i => store.replace(path, versions(i % 2))) finally { stop.set(true); reader.join() }
+    try Range(0, 300).foreach(i => store.replace(path, versions(i % 2))) finally { stop.set(true); reader.join() }
     assert(bad.get() == 0 && reads.get() > 0, s"${bad.get()} of ${reads.get()} reads found no file or a partial one")
     assert(store.readAll(path).sameElements(versions(1)))
     assert(new File(dir, "_refs/tags").list().toSeq == Seq("t.json")) // no temporary file left

@@ -139,7 +139,7 @@ class NextManifestSuite extends AnyFunSuite {
   }
 
   test("an overwrite replaces schema and fragments, drops indices, upserts config; the config flag follows") {
-    val other = LanceSchema.fromArrow(new org.apache.arrow.vector.types.pojo.Schema(java.util.List.of(
+    val other = LanceSchema.fromArrow(new org.apache.arrow.vector.types.pojo.Schema(java.util.Arrays.asList(
       io.sparklance.testutil.ArrowData.field("x", new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true)))), "t")
     val base = create(stable = false, frag(10))
     val next = roundTrip(NextManifest(Some(base), Transaction(1, "u", Overwrite(IndexedSeq(frag(2, minor = 1)), other, Map("k" -> "v"))), ctx()))

@@ -211,13 +211,13 @@ class TableCommitterSuite extends AnyFunSuite with BeforeAndAfterAll {
     val c = new TableCommitter(store, root)
     assert(c.commit(CommitRequest(None, Append(IndexedSeq(mine)), newTable = Some(NewTable(schema, FileVersion.V2_2, false)))).version == 2)
     assert(pylanceRead(root).rows == expected(Seq(1L, 5L)))
-    val other = io.sparklance.format.LanceSchema.fromArrow(new org.apache.arrow.vector.types.pojo.Schema(java.util.List.of(
+    val other = io.sparklance.format.LanceSchema.fromArrow(new org.apache.arrow.vector.types.pojo.Schema(java.util.Arrays.asList(
       io.sparklance.testutil.ArrowData.field("id", new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true)))), "t")
     val e = intercept[CommitConflictException](c.commit(CommitRequest(None, Append(IndexedSeq(mine)), newTable = Some(NewTable(other, FileVersion.V2_2, false)))))
     assert(!e.retryable && e.getMessage.contains("id:int32#0"))
     // The same columns, but the table created meanwhile declares id NOT NULL: rows checked
     // against a nullable id may hold nulls, so they do not join it.
-    val notNull = io.sparklance.format.LanceSchema.fromArrow(new org.apache.arrow.vector.types.pojo.Schema(java.util.List.of(
+    val notNull = io.sparklance.format.LanceSchema.fromArrow(new org.apache.arrow.vector.types.pojo.Schema(java.util.Arrays.asList(
       io.sparklance.testutil.ArrowData.required("id", new org.apache.arrow.vector.types.pojo.ArrowType.Int(64, true)),
       io.sparklance.testutil.ArrowData.field("s", org.apache.arrow.vector.types.pojo.ArrowType.Utf8.INSTANCE))), "t")
     val strict = newTable()

@@ -24,7 +24,7 @@ import io.sparklance.util.ScalaCompat._
 class FragmentWriterSuite extends AnyFunSuite {
 
   private val allocator = new RootAllocator(Long.MaxValue)
-  private val arrow = new Schema(java.util.List.of(
+  private val arrow = new Schema(java.util.Arrays.asList(
     ArrowData.required("id", new ArrowType.Int(64, true)), ArrowData.field("s", ArrowType.Utf8.INSTANCE)))
   private val lance = LanceSchema.fromArrow(arrow, "test")
   private val NamePattern = "[01]{24}[0-9a-f]{26}\\.lance".r
@@ -136,7 +136,7 @@ class FragmentWriterSuite extends AnyFunSuite {
     val w = new FragmentWriter(new HadoopObjectStore(new Configuration()), root.getPath, lance, FragmentWriterOptions(maxRowsPerFile = 100))
     val good = batch(0, 150)
     try w.write(good) finally good.close()
-    val bad = ArrowVectors.root(new Schema(java.util.List.of(ArrowData.field("id", new ArrowType.Int(32, true)))), allocator)
+    val bad = ArrowVectors.root(new Schema(java.util.Arrays.asList(ArrowData.field("id", new ArrowType.Int(32, true)))), allocator)
     bad.getVector(0).asInstanceOf[org.apache.arrow.vector.IntVector].setSafe(0, 1)
     bad.setRowCount(1)
     try intercept[LanceException](w.write(bad)) finally bad.close()

@@ -198,7 +198,7 @@ class V20FileWriterSuite extends AnyFunSuite {
     // 300 distinct strings of about 60 bytes: no dictionary, and over FSST's 32 KiB minimum.
     val values = IndexedSeq.tabulate(600)(i => if (i % 7 == 0) null else s"value number $i of the compressed column " * 2)
     def withCompression(name: String, t: ArrowType, scheme: String) =
-      new Field(name, new FieldType(true, t, null, Map("lance-encoding:compression" -> scheme).asJava), java.util.List.of())
+      new Field(name, new FieldType(true, t, null, Map("lance-encoding:compression" -> scheme).asJava), java.util.Arrays.asList())
     val fields = Seq(withCompression("z", ArrowType.LargeUtf8.INSTANCE, "zstd"), withCompression("l", ArrowType.Utf8.INSTANCE, "lz4"),
       withCompression("n", ArrowType.Utf8.INSTANCE, "none"), withCompression("f", ArrowType.Utf8.INSTANCE, "fsst"),
       withCompression("fb", ArrowType.Binary.INSTANCE, "fsst"))
@@ -219,9 +219,9 @@ class V20FileWriterSuite extends AnyFunSuite {
   }
 
   test("an unknown compression scheme is refused") {
-    val bad = new Field("s", new FieldType(true, ArrowType.Utf8.INSTANCE, null, Map("lance-encoding:compression" -> "snappy").asJava), java.util.List.of())
+    val bad = new Field("s", new FieldType(true, ArrowType.Utf8.INSTANCE, null, Map("lance-encoding:compression" -> "snappy").asJava), java.util.Arrays.asList())
     val e = intercept[LanceException](new LanceFileWriter(FileSink.of(new FileOutputStream(new File(dir, "snappy.lance"))),
-      LanceSchema.fromArrow(new Schema(java.util.List.of(bad)), "test"), options(FileWriterOptions.DefaultPageBytes)))
+      LanceSchema.fromArrow(new Schema(java.util.Arrays.asList(bad)), "test"), options(FileWriterOptions.DefaultPageBytes)))
     assert(e.errorClass == "LANCE_INVALID_OPTION")
   }
 
@@ -229,7 +229,7 @@ class V20FileWriterSuite extends AnyFunSuite {
     val dim = 1024
     val rows = 9000
     val f = fsl("v", dim, field("item", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)))
-    val s = new Schema(java.util.List.of(f))
+    val s = new Schema(java.util.Arrays.asList(f))
     val v = ArrowVectors.create(f, allocator).asInstanceOf[org.apache.arrow.vector.complex.FixedSizeListVector]
     val items = v.addOrGetVector[org.apache.arrow.vector.Float4Vector](FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE))).getVector
     v.allocateNew()
@@ -264,8 +264,8 @@ class V20FileWriterSuite extends AnyFunSuite {
 
   test("struct nulls and maps are refused in 2.0 with a clear error, before any field buffers the batch") {
     val n = field("n", new ArrowType.Int(32, true))
-    val st = new Field("st", FieldType.nullable(ArrowType.Struct.INSTANCE), java.util.List.of(field("a", new ArrowType.Int(32, true))))
-    val s = new Schema(java.util.List.of(n, st))
+    val st = new Field("st", FieldType.nullable(ArrowType.Struct.INSTANCE), java.util.Arrays.asList(field("a", new ArrowType.Int(32, true))))
+    val s = new Schema(java.util.Arrays.asList(n, st))
     val batch = FileRoundTrip.root(s, Seq(ArrowData.vector(n, IndexedSeq(1, 2, 3), allocator), ArrowData.vector(st, IndexedSeq(Seq(1), null, Seq(3)), allocator)))
     try {
       val file = new File(dir, "struct_null.lance")
@@ -285,8 +285,8 @@ class V20FileWriterSuite extends AnyFunSuite {
       } finally good.close()
     } finally batch.close()
 
-    val inList = list("l", new Field("item", FieldType.nullable(ArrowType.Struct.INSTANCE), java.util.List.of(field("a", new ArrowType.Int(32, true)))))
-    val s2 = new Schema(java.util.List.of(inList))
+    val inList = list("l", new Field("item", FieldType.nullable(ArrowType.Struct.INSTANCE), java.util.Arrays.asList(field("a", new ArrowType.Int(32, true)))))
+    val s2 = new Schema(java.util.Arrays.asList(inList))
     val batch2 = FileRoundTrip.root(s2, Seq(ArrowData.vector(inList, IndexedSeq(Seq(Seq(1), null), Seq()), allocator)))
     try {
       val w = new LanceFileWriter(FileSink.of(new FileOutputStream(new File(dir, "list_struct_null.lance"))), LanceSchema.fromArrow(s2, "test"), options(FileWriterOptions.DefaultPageBytes))
@@ -294,11 +294,11 @@ class V20FileWriterSuite extends AnyFunSuite {
       w.abort()
     } finally batch2.close()
 
-    val mp = new Field("mp", FieldType.nullable(new ArrowType.Map(false)), java.util.List.of(
-      new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.List.of(
-        new Field("key", FieldType.notNullable(ArrowType.Utf8.INSTANCE), java.util.List.of()), field("value", new ArrowType.Int(32, true))))))
+    val mp = new Field("mp", FieldType.nullable(new ArrowType.Map(false)), java.util.Arrays.asList(
+      new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), java.util.Arrays.asList(
+        new Field("key", FieldType.notNullable(ArrowType.Utf8.INSTANCE), java.util.Arrays.asList()), field("value", new ArrowType.Int(32, true))))))
     val e = intercept[LanceException](new LanceFileWriter(FileSink.of(new FileOutputStream(new File(dir, "map.lance"))),
-      LanceSchema.fromArrow(new Schema(java.util.List.of(mp)), "test"), options(FileWriterOptions.DefaultPageBytes)))
+      LanceSchema.fromArrow(new Schema(java.util.Arrays.asList(mp)), "test"), options(FileWriterOptions.DefaultPageBytes)))
     assert(e.errorClass == "LANCE_UNSUPPORTED_FEATURE")
   }
 
@@ -325,7 +325,7 @@ class V20FileWriterSuite extends AnyFunSuite {
 
   test("a null member of a packed struct is refused in 2.0") {
     val p = packed("p", field("a", new ArrowType.Int(32, true)), fsl("v", 2, field("item", new ArrowType.Int(16, true))))
-    val s = new Schema(java.util.List.of(p))
+    val s = new Schema(java.util.Arrays.asList(p))
     val pair: Seq[Any] = Seq(1.toShort, 2.toShort)
     val nullMember = IndexedSeq[Any](Seq[Any](1, pair), Seq[Any](null, pair))
     val nullItem = IndexedSeq[Any](Seq[Any](1, pair), Seq[Any](2, Seq[Any](1.toShort, null)))
@@ -391,14 +391,14 @@ class V20FileWriterSuite extends AnyFunSuite {
   }
 
   test("a blob column keeps its bytes out of line and (position, size) in its pages, as pylance's 2.0 writer does") {
-    val blob = new Field("blob", new FieldType(true, ArrowType.LargeBinary.INSTANCE, null, Map("lance-encoding:blob" -> "true").asJava), java.util.List.of())
+    val blob = new Field("blob", new FieldType(true, ArrowType.LargeBinary.INSTANCE, null, Map("lance-encoding:blob" -> "true").asJava), java.util.Arrays.asList())
     val values = IndexedSeq.tabulate(200)(i => if (i % 9 == 0) null else if (i % 9 == 1) Array.emptyByteArray else Array.tabulate(i * 37)(j => (i + j).toByte))
     val f = writeOne("blob", Seq(blob, field("n", new ArrowType.Int(32, true))), Seq(values, IndexedSeq.tabulate(200)(i => i)))
     val r = LanceFileReader.open(store, f.getPath)
     try assert(r.columns.map(c => ArrayEncodingCodec.parseColumn(c.columnEncoding, r.path, c.index.toString)) ==
       Seq(io.sparklance.format.v20.ColumnEncoding.Blob(io.sparklance.format.v20.ColumnEncoding.Values), io.sparklance.format.v20.ColumnEncoding.Values))
     finally r.close()
-    val lance = LanceSchema.fromArrow(new Schema(java.util.List.of(blob)), "test")
+    val lance = LanceSchema.fromArrow(new Schema(java.util.Arrays.asList(blob)), "test")
     val back = FileRoundTrip.read(f, lance, io.sparklance.format.write.WrittenFile(200, f.length, FileVersion.V2_0, IndexedSeq(0), IndexedSeq(0)), allocator)
     try {
       // A null blob's descriptor is (1, 0), an empty one's (0, 0); 2.0 has no other null marker.
