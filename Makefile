@@ -60,10 +60,10 @@ test: golden
 # subset with its own pyspark, less the tests that start many Spark applications (run by `make
 # test-lines`). For 3.5 with Scala 2.13, which no PyPI pyspark runs: its main and test sources
 # compiled and the Scala cross-line suites run (golden reads, writes read by pylance, DDL, DML,
-# CALL, concurrent commits).
+# CALL, concurrent commits, S3 commits through the SDK v1 client).
 CROSS_PYSPARK_LINES := 3.5 4.0 4.1
 CROSS_SCALA_SUITES := *TypesGoldenSuite *SparkWriteSuite *RowsRoundTripSuite *SessionCatalogSuite *LanceCatalogSuite \
-	*DmlSuite *TableSuffixesSuite *CallStatementSuite *RefProceduresSuite *TableCommitterSuite
+	*DmlSuite *TableSuffixesSuite *CallStatementSuite *RefProceduresSuite *TableCommitterSuite *S3WriteSuite
 test-cross: golden
 	@for l in $(CROSS_PYSPARK_LINES); do \
 	  $(MAKE) --no-print-directory test-python-line SPARK_LINE=$$l PYTEST_ARGS='-m "lines and not heavy"' || exit 1; done

@@ -34,6 +34,9 @@ SESSION_CATALOG = "io.sparklance.spark.catalog.LanceSessionCatalog"
 #: catalogs are.
 PROCEDURE_CATALOG = "io.sparklance.spark.procedures.LanceProcedureCatalog"
 
+#: The connector's SQL extensions (its planner rules; on Spark 3.5 also the CALL statement).
+_EXTENSIONS = "io.sparklance.spark.LanceExtensions"
+
 
 #: Where the package keeps its jars: one per Spark line and Scala binary, ``spark-lance-4.1_2.13.jar``.
 _JAR_DIR = Path(__file__).resolve().parent / "jars"
@@ -145,6 +148,12 @@ def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
         builder = builder.config("spark.sql.catalog.spark_catalog", SESSION_CATALOG)
     if "spark.sql.catalog.lance" not in builder._options:  # noqa: SLF001
         builder = builder.config("spark.sql.catalog.lance", PROCEDURE_CATALOG)
+    # A session pyspark 3.5 starts applies only the extensions spark.sql.extensions names, not those
+    # the jar registers (Spark 4 applies both): name ours, whose parser gives 3.5 its CALL statement.
+    if _spark_line(pyspark.__version__) == "3.5":
+        named = [e for e in builder._options.get("spark.sql.extensions", "").split(",") if e.strip()]  # noqa: SLF001
+        if _EXTENSIONS not in named:
+            builder = builder.config("spark.sql.extensions", ",".join(named + [_EXTENSIONS]))
     return builder
 
 

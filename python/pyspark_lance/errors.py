@@ -13,6 +13,7 @@ through unchanged: catch ``pyspark.errors.PySparkException`` and read ``getCondi
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import Iterator
 
 __all__ = [
@@ -102,11 +103,22 @@ _CLASSES: dict[str, type[LanceError]] = {
 
 
 def _condition(error: BaseException) -> str | None:
-    get = getattr(error, "getCondition", None)
-    try:
-        return get() if callable(get) else None
-    except Exception:  # noqa: BLE001 - an exception without a condition has none
-        return None
+    # pyspark 4 names it the condition, 3.5 the error class. Spark 3.5 also wraps an error that failed
+    # a task in its job failure ("Job aborted due to stage failure: ... [LANCE_...] ..."), which
+    # reaches Python without a class: the Lance class it names is the one that failed the job.
+    for name in ("getCondition", "getErrorClass"):
+        get = getattr(error, name, None)
+        try:
+            found = get() if callable(get) else None
+        except Exception:  # noqa: BLE001 - an exception without a condition has none
+            found = None
+        if found:
+            return found
+    text = str(error)
+    if "Job aborted due to stage failure" in text:
+        named = re.search(r"\[(LANCE_[A-Z_]+)\]", text)
+        return named.group(1) if named else None
+    return None
 
 
 def _message(error: BaseException) -> str:

@@ -37,6 +37,25 @@ HEAVY_TESTS = {"test_eight_applications_append_ten_times_each",
                "test_updates_killed_at_random_points_leave_whole_versions"}
 
 
+def _pyspark_35_names() -> None:
+    """What pyspark 4 names differently, for the tests on pyspark 3.5: an error's condition is its
+    error class there, and a DataFrame collects to Arrow through its private _collect_as_arrow."""
+    from pyspark.errors import PySparkException
+    from pyspark.sql import DataFrame
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    if not hasattr(PySparkException, "getCondition"):
+        PySparkException.getCondition = lambda self: self.getErrorClass()
+    if not hasattr(DataFrame, "toArrow"):
+        def to_arrow(df):
+            import pyarrow as pa
+            return pa.Table.from_batches(df._collect_as_arrow(), schema=to_arrow_schema(df.schema))  # noqa: SLF001
+        DataFrame.toArrow = to_arrow
+
+
+_pyspark_35_names()
+
+
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "lines: the cross-line subset, run with every Spark line's pyspark and jar")
     config.addinivalue_line("markers", "heavy: starts many Spark applications; left out of make test's other lines")

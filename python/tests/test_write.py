@@ -13,8 +13,10 @@ import pyarrow.compute as pc
 import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
+from pyspark.sql.types import DayTimeIntervalType
 
 from compare import assert_same
+from sessions import SPARK_LINE
 
 
 def _data_files(path: Path) -> set[str]:
@@ -59,9 +61,14 @@ def _to_microseconds(table: pa.Table) -> pa.Table:
 def test_pylance_reads_what_we_write_equal(spark, golden, tmp_path, name, version):
     src = str(golden / name / "dataset")
     dst = str(tmp_path / "copy.lance")
-    # One task keeps the rows in the table's order.
-    spark.read.format("lance").load(src).coalesce(1).write.format("lance").option("fileFormatVersion", version).save(dst)
-    original = lance.dataset(src).to_table()
+    # One task keeps the rows in the table's order. Spark 3.5 refuses to save interval columns
+    # through any data source ("Cannot save interval data type into external storage"): there the
+    # durations are left out (docs/spark-lines.md).
+    df = spark.read.format("lance").load(src)
+    if SPARK_LINE < (4, 0):
+        df = df.select([f.name for f in df.schema if not isinstance(f.dataType, DayTimeIntervalType)])
+    df.coalesce(1).write.format("lance").option("fileFormatVersion", version).save(dst)
+    original = lance.dataset(src).to_table().select(df.columns)
     ours = lance.dataset(dst)
     copy = ours.to_table()
     assert ours.data_storage_version == version

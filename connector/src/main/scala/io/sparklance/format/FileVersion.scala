@@ -6,8 +6,12 @@ import io.sparklance.util.Errors
 // The footer of a data file carries (major, minor). Version 2.0 files say (0, 3) in the
 // footer while the manifest's DataFile says (2, 0); (0, 1) and (0, 2) are the legacy format.
 
-/** The Lance data file format versions this reader distinguishes. */
-sealed abstract class FileVersion(val name: String, val ordinal: Int) extends Ordered[FileVersion] {
+/**
+ * The Lance data file format versions this reader distinguishes. Serializable itself, not only
+ * its case objects: Scala 2.12 deserializes an object by constructing it, which Java allows
+ * only when the first non-serializable superclass has a no-argument constructor.
+ */
+sealed abstract class FileVersion(val name: String, val ordinal: Int) extends Ordered[FileVersion] with Serializable {
   override def compare(that: FileVersion): Int = ordinal.compare(that.ordinal)
   override def toString: String = name
 }

@@ -13,7 +13,7 @@ import io.sparklance.util.Errors
 // row ids a row's id is its address.
 
 /** A per-row column that is not stored in the data files. */
-sealed abstract class MetadataColumn(val name: String)
+sealed abstract class MetadataColumn(val name: String) extends Serializable // Serializable itself: see FileVersion (Scala 2.12)
 object MetadataColumn {
   case object RowId extends MetadataColumn("_rowid")
   case object RowAddress extends MetadataColumn("_rowaddr")

@@ -13,7 +13,7 @@ import io.sparklance.util.Errors
 import io.sparklance.util.ScalaCompat._
 
 /** Byte-stream-split preference (`lance-encoding:bss`); it only applies when general compression is asked for. */
-sealed abstract class BssMode(val sensitivity: Double)
+sealed abstract class BssMode(val sensitivity: Double) extends Serializable // Serializable itself: see FileVersion (Scala 2.12)
 object BssMode {
   case object Off extends BssMode(0.0)
   case object On extends BssMode(1.0)

@@ -10,7 +10,7 @@ import io.sparklance.format.encoding.CompressiveEncoding
  * One layer of repetition/definition for a leaf, innermost (the item) first. Each layer
  * consumes 0, 1 or 2 definition levels.
  */
-sealed abstract class RepDefLayer(val defLevels: Int, val isList: Boolean)
+sealed abstract class RepDefLayer(val defLevels: Int, val isList: Boolean) extends Serializable // Serializable itself: see FileVersion (Scala 2.12)
 object RepDefLayer {
   case object AllValidItem extends RepDefLayer(0, false)
   case object AllValidList extends RepDefLayer(0, true)
